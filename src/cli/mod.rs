@@ -1,0 +1,102 @@
+//! The command-line interface: argument parsing and one module per command.
+//!
+//! Exit codes: 0 success; 1 bad input or a failed request (with a message on
+//! stderr); 2 bad usage (clap's own). `check` has its own testlib-style codes.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod bench;
+pub mod check;
+pub mod client;
+pub mod generate;
+pub mod serve;
+pub mod solve;
+pub mod suggest;
+
+/// Judge and strategy oracle for the "take stones from either end" game.
+#[derive(Debug, Parser)]
+#[command(name = "stonegame", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Judge OJ-format input: one 0/1 line per case.
+    Solve(solve::SolveArgs),
+    /// The verdict and winning move(s) of one position.
+    Suggest(suggest::SuggestArgs),
+    /// Measure the kernel and the whole process beside the C++ peer.
+    Bench(bench::BenchArgs),
+    /// Run the gRPC service.
+    Serve(serve::ServeArgs),
+    /// Talk to a running service.
+    #[command(subcommand)]
+    Client(client::ClientCommand),
+    /// Check a contestant's output against a test input (testlib exit codes).
+    Check(check::CheckArgs),
+    /// Generate OJ-format test data.
+    Gen(generate::GenArgs),
+}
+
+/// Parses the arguments and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Solve(args) => solve::run(args),
+        Command::Suggest(args) => suggest::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Client(cmd) => client::run(cmd),
+        Command::Check(args) => check::run(args),
+        Command::Gen(args) => generate::run(args),
+    }
+}
+
+/// The game variant, as a command-line value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum VariantArg {
+    /// Take from the leftmost or the rightmost pile (ZJOI 2009).
+    #[default]
+    TwoEnds,
+    /// Take from the leftmost pile only.
+    Leftmost,
+}
+
+impl From<VariantArg> for crate::core::Variant {
+    fn from(v: VariantArg) -> Self {
+        match v {
+            VariantArg::TwoEnds => crate::core::Variant::TwoEnds,
+            VariantArg::Leftmost => crate::core::Variant::Leftmost,
+        }
+    }
+}
+
+/// Opens FILE, or standard input for `None` or `-`, buffered.
+pub fn open_input(path: Option<&std::path::Path>) -> std::io::Result<Box<dyn std::io::BufRead>> {
+    const BUF: usize = 1 << 16;
+    match path {
+        None => Ok(Box::new(std::io::BufReader::with_capacity(
+            BUF,
+            std::io::stdin(),
+        ))),
+        Some(p) if p.as_os_str() == "-" => Ok(Box::new(std::io::BufReader::with_capacity(
+            BUF,
+            std::io::stdin(),
+        ))),
+        Some(p) => Ok(Box::new(std::io::BufReader::with_capacity(
+            BUF,
+            std::fs::File::open(p)?,
+        ))),
+    }
+}
+
+/// Prints `error: {msg}` on stderr and returns exit code 1.
+pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("stonegame: error: {msg}");
+    ExitCode::from(1)
+}

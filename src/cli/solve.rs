@@ -1,0 +1,159 @@
+//! `stonegame solve`: the original judge, streaming.
+//!
+//! Reads OJ-format input case by case, solves cases in batches on all cores
+//! and prints one `0`/`1` line per case in input order. On malformed input the
+//! verdicts of all cases before the error are printed, then the error (case,
+//! line, column) goes to stderr and the exit code is 1.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::core::{Variant, solve_batch};
+use crate::ojformat::{OjError, OjReader};
+
+use super::{VariantArg, fail, open_input};
+
+/// Arguments of `stonegame solve`.
+#[derive(Debug, clap::Args)]
+pub struct SolveArgs {
+    /// Which game is played.
+    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
+    pub variant: VariantArg,
+    /// OJ-format input; standard input when absent or `-`.
+    pub file: Option<PathBuf>,
+}
+
+/// A batch is solved once it holds this much work (n² cell updates)…
+const BATCH_CELLS: u128 = 1 << 28;
+/// …or this many piles (bounds memory)…
+const BATCH_PILES: usize = 1 << 21;
+/// …or this many cases.
+const BATCH_CASES: usize = 4096;
+
+/// Runs the command.
+pub fn run(args: SolveArgs) -> ExitCode {
+    let input = match open_input(args.file.as_deref()) {
+        Ok(i) => i,
+        Err(e) => {
+            let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
+            return fail(format!("cannot open {name}: {e}"));
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = solve_stream(input, args.variant.into(), &mut out);
+    let flushed = out.flush();
+    match (result, flushed) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(SolveError::Input(e)), _) => fail(e),
+        (Err(SolveError::Output(e)), _) | (_, Err(e)) => {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                ExitCode::SUCCESS
+            } else {
+                fail(format!("cannot write the verdicts: {e}"))
+            }
+        }
+    }
+}
+
+/// Why a solve stream stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    #[error(transparent)]
+    Input(#[from] OjError),
+    #[error("cannot write the verdicts: {0}")]
+    Output(#[from] io::Error),
+}
+
+/// Solves OJ-format `input`, writing one verdict line per case to `out`.
+/// On an input error, every case before it has been written.
+pub fn solve_stream(
+    input: impl io::BufRead,
+    variant: Variant,
+    out: &mut impl Write,
+) -> Result<(), SolveError> {
+    let mut reader = OjReader::new(input)?;
+    let progress = Progress::new(reader.case_count());
+    let mut batch: Vec<Vec<u64>> = Vec::new();
+    let (mut cells, mut piles) = (0u128, 0usize);
+    let mut failure = None;
+    loop {
+        let next = reader.next_case();
+        let full = match &next {
+            Some(Ok(case)) => {
+                let n = case.piles.len();
+                cells += (n as u128) * (n as u128) / 2;
+                piles += n;
+                false
+            }
+            _ => true,
+        };
+        match next {
+            Some(Ok(case)) => batch.push(case.piles),
+            Some(Err(e)) => failure = Some(e),
+            None => {}
+        }
+        if full || cells >= BATCH_CELLS || piles >= BATCH_PILES || batch.len() >= BATCH_CASES {
+            for verdict in solve_batch(&batch, variant) {
+                // Rows from OjReader are valid, so every verdict is Ok.
+                let wins = verdict.expect("OjReader validates rows");
+                out.write_all(if wins { b"1\n" } else { b"0\n" })?;
+            }
+            out.flush()?;
+            progress.advance(batch.len() as u64);
+            batch.clear();
+            (cells, piles) = (0, 0);
+        }
+        if full {
+            break;
+        }
+    }
+    progress.finish();
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+/// A progress bar on stderr that appears only on a terminal and only after a
+/// second of work.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+    shown: std::cell::Cell<bool>,
+}
+
+impl Progress {
+    fn new(total: u64) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        if let Ok(style) =
+            ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} cases ({eta})")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Progress {
+            bar,
+            started: Instant::now(),
+            shown: std::cell::Cell::new(false),
+        }
+    }
+
+    fn advance(&self, cases: u64) {
+        self.bar.inc(cases);
+        if !self.shown.get() && self.started.elapsed() > Duration::from_secs(1) {
+            use std::io::IsTerminal;
+            if io::stderr().is_terminal() {
+                self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+            self.shown.set(true);
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,406 @@
+//! The online-judge ("OJ") input format, read as a stream.
+//!
+//! ```text
+//! T                 number of cases
+//! n                 per case: number of piles
+//! a_1 ... a_n       pile sizes
+//! ```
+//!
+//! Tokens are separated by any ASCII whitespace (spaces, tabs, CR, LF), and a
+//! case may spread over any number of lines. [`OjReader`] yields one case at a
+//! time, so a file of many cases is never held whole in memory. Every error
+//! says where it is: the case number, the pile (1-based), and the line and
+//! column (1-based, in bytes) of the offending token.
+
+use std::fmt;
+use std::io::{self, BufRead};
+
+use crate::core::{MAX_PILE, MAX_PILES};
+
+/// A place in the input: 1-based line and column (in bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Position {
+    pub line: u64,
+    pub column: u64,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// What is wrong with the input.
+#[derive(Debug, thiserror::Error)]
+pub enum OjErrorKind {
+    #[error("cannot read the input: {0}")]
+    Io(#[from] io::Error),
+    #[error("expected {what}, found end of input")]
+    UnexpectedEnd { what: String },
+    #[error("expected {what}, found `{token}`, which is not a number")]
+    NotANumber { what: String, token: String },
+    #[error("expected {what}, found `{token}`, which is negative")]
+    Negative { what: String, token: String },
+    #[error("expected {what}, found `{token}`, which is larger than {max}")]
+    TooLarge {
+        what: String,
+        token: String,
+        max: u64,
+    },
+    #[error("pile {pile} is 0: every pile needs at least 1 stone")]
+    ZeroPile { pile: usize },
+    #[error("the case has n = 0 piles: a case needs at least one pile")]
+    NoPiles,
+    #[error("the case has n = {n} piles, more than the limit of {max}")]
+    TooManyPiles { n: u64, max: usize },
+    #[error("the number of cases T is 0")]
+    NoCases,
+    #[error("unexpected `{token}` after the last of the {cases} cases")]
+    TrailingInput { token: String, cases: u64 },
+}
+
+/// An input error with its place: case number (1-based, if inside a case),
+/// pile (1-based, if about a pile), line and column.
+#[derive(Debug, thiserror::Error)]
+pub struct OjError {
+    pub case: Option<u64>,
+    pub pile: Option<usize>,
+    pub position: Position,
+    #[source]
+    pub kind: OjErrorKind,
+}
+
+impl fmt::Display for OjError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(case) = self.case {
+            write!(f, "case {case}: ")?;
+        }
+        write!(f, "{}: {}", self.position, self.kind)
+    }
+}
+
+/// One case read from the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OjCase {
+    /// 1-based case number.
+    pub number: u64,
+    /// Where the case's `n` was.
+    pub position: Position,
+    /// The pile sizes, validated: 1 ≤ a_i ≤ 2^63−1, 1 ≤ n ≤ the limit.
+    pub piles: Vec<u64>,
+}
+
+/// Longest token kept for messages; longer ones are cut with `…`.
+const MAX_TOKEN_SHOWN: usize = 40;
+
+/// Splits a byte stream into whitespace-separated tokens with positions.
+struct Tokenizer<R> {
+    input: R,
+    line: u64,
+    column: u64,
+    token: Vec<u8>,
+    token_len: usize,
+}
+
+impl<R: BufRead> Tokenizer<R> {
+    fn new(input: R) -> Self {
+        Tokenizer {
+            input,
+            line: 1,
+            column: 1,
+            token: Vec::with_capacity(32),
+            token_len: 0,
+        }
+    }
+
+    /// The next token's start position, or `None` at the end of input. The
+    /// token's bytes (at most [`MAX_TOKEN_SHOWN`] + 1 of them) are in
+    /// `self.token`, its full length in `self.token_len`.
+    fn next(&mut self) -> io::Result<Option<Position>> {
+        self.token.clear();
+        self.token_len = 0;
+        let mut start = None;
+        loop {
+            let buf = match self.input.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(start);
+            }
+            let mut used = 0;
+            let mut done = false;
+            for &b in buf {
+                if b.is_ascii_whitespace() {
+                    if start.is_some() {
+                        done = true;
+                        break;
+                    }
+                    used += 1;
+                    if b == b'\n' {
+                        self.line += 1;
+                        self.column = 1;
+                    } else {
+                        self.column += 1;
+                    }
+                } else {
+                    if start.is_none() {
+                        start = Some(Position {
+                            line: self.line,
+                            column: self.column,
+                        });
+                    }
+                    if self.token.len() <= MAX_TOKEN_SHOWN {
+                        self.token.push(b);
+                    }
+                    self.token_len += 1;
+                    self.column += 1;
+                    used += 1;
+                }
+            }
+            self.input.consume(used);
+            if done {
+                return Ok(start);
+            }
+        }
+    }
+
+    fn token_text(&self) -> String {
+        let shown = &self.token[..self.token.len().min(MAX_TOKEN_SHOWN)];
+        let mut s = String::from_utf8_lossy(shown).into_owned();
+        if self.token_len > MAX_TOKEN_SHOWN {
+            s.push('…');
+        }
+        s
+    }
+
+    /// Parses the current token as an unsigned number ≤ `max`.
+    fn number(&self, what: &dyn Fn() -> String, max: u64) -> Result<u64, OjErrorKind> {
+        let bytes = &self.token;
+        let digits = bytes.strip_prefix(b"+").unwrap_or(bytes);
+        let all_digits = !digits.is_empty() && digits.iter().all(u8::is_ascii_digit);
+        if !all_digits {
+            let neg =
+                bytes.len() > 1 && bytes[0] == b'-' && bytes[1..].iter().all(u8::is_ascii_digit);
+            return Err(if neg {
+                OjErrorKind::Negative {
+                    what: what(),
+                    token: self.token_text(),
+                }
+            } else {
+                OjErrorKind::NotANumber {
+                    what: what(),
+                    token: self.token_text(),
+                }
+            });
+        }
+        let too_large = || OjErrorKind::TooLarge {
+            what: what(),
+            token: self.token_text(),
+            max,
+        };
+        if self.token_len > MAX_TOKEN_SHOWN {
+            return Err(too_large());
+        }
+        let mut v: u64 = 0;
+        for &d in digits {
+            v = v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add(u64::from(d - b'0')))
+                .ok_or_else(too_large)?;
+        }
+        if v > max {
+            return Err(too_large());
+        }
+        Ok(v)
+    }
+}
+
+/// Reads OJ-format cases one at a time.
+pub struct OjReader<R> {
+    tokens: Tokenizer<R>,
+    cases: u64,
+    read: u64,
+    max_piles: usize,
+    failed: bool,
+}
+
+impl<R: BufRead> OjReader<R> {
+    /// Reads the header `T`. Rows longer than [`MAX_PILES`] are errors.
+    pub fn new(input: R) -> Result<Self, OjError> {
+        Self::with_max_piles(input, MAX_PILES)
+    }
+
+    /// Like [`OjReader::new`] with another limit on piles per case.
+    pub fn with_max_piles(input: R, max_piles: usize) -> Result<Self, OjError> {
+        let mut tokens = Tokenizer::new(input);
+        let what = || "the number of cases T".to_string();
+        let at = |position, kind| OjError {
+            case: None,
+            pile: None,
+            position,
+            kind,
+        };
+        let pos = match tokens.next() {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                return Err(at(
+                    Position {
+                        line: tokens.line,
+                        column: tokens.column,
+                    },
+                    OjErrorKind::UnexpectedEnd { what: what() },
+                ));
+            }
+            Err(e) => return Err(at(Position::default(), e.into())),
+        };
+        let cases = tokens.number(&what, u64::MAX).map_err(|k| at(pos, k))?;
+        if cases == 0 {
+            return Err(at(pos, OjErrorKind::NoCases));
+        }
+        Ok(OjReader {
+            tokens,
+            cases,
+            read: 0,
+            max_piles,
+            failed: false,
+        })
+    }
+
+    /// The number of cases `T` the input declares.
+    pub fn case_count(&self) -> u64 {
+        self.cases
+    }
+
+    /// The number of cases read so far.
+    pub fn cases_read(&self) -> u64 {
+        self.read
+    }
+
+    fn here(&self) -> Position {
+        Position {
+            line: self.tokens.line,
+            column: self.tokens.column,
+        }
+    }
+
+    /// Reads the next token as a number, or reports `what` was missing.
+    fn expect_number(
+        &mut self,
+        what: &dyn Fn() -> String,
+        max: u64,
+        case: u64,
+        pile: Option<usize>,
+    ) -> Result<(u64, Position), OjError> {
+        let err = |position, kind| OjError {
+            case: Some(case),
+            pile,
+            position,
+            kind,
+        };
+        match self.tokens.next() {
+            Ok(Some(pos)) => match self.tokens.number(what, max) {
+                Ok(v) => Ok((v, pos)),
+                Err(k) => Err(err(pos, k)),
+            },
+            Ok(None) => Err(err(
+                self.here(),
+                OjErrorKind::UnexpectedEnd { what: what() },
+            )),
+            Err(e) => Err(err(self.here(), e.into())),
+        }
+    }
+
+    fn read_case(&mut self) -> Result<OjCase, OjError> {
+        let number = self.read + 1;
+        let cases = self.cases;
+        let (n, position) = self.expect_number(
+            &|| format!("the number of piles n of case {number} of {cases}"),
+            u64::MAX,
+            number,
+            None,
+        )?;
+        let case_err = |kind| OjError {
+            case: Some(number),
+            pile: None,
+            position,
+            kind,
+        };
+        if n == 0 {
+            return Err(case_err(OjErrorKind::NoPiles));
+        }
+        if n > self.max_piles as u64 {
+            return Err(case_err(OjErrorKind::TooManyPiles {
+                n,
+                max: self.max_piles,
+            }));
+        }
+        let n = n as usize;
+        let mut piles = Vec::with_capacity(n);
+        for pile in 1..=n {
+            let (v, pos) = self.expect_number(
+                &|| format!("pile {pile} of {n}"),
+                MAX_PILE,
+                number,
+                Some(pile),
+            )?;
+            if v == 0 {
+                return Err(OjError {
+                    case: Some(number),
+                    pile: Some(pile),
+                    position: pos,
+                    kind: OjErrorKind::ZeroPile { pile },
+                });
+            }
+            piles.push(v);
+        }
+        self.read = number;
+        Ok(OjCase {
+            number,
+            position,
+            piles,
+        })
+    }
+
+    /// The next case; after the last one, a check that nothing but
+    /// whitespace follows. `None` once all cases were read (or after an error).
+    pub fn next_case(&mut self) -> Option<Result<OjCase, OjError>> {
+        if self.failed {
+            return None;
+        }
+        if self.read == self.cases {
+            self.failed = true; // nothing more to yield either way
+            return match self.tokens.next() {
+                Ok(None) => None,
+                Ok(Some(position)) => Some(Err(OjError {
+                    case: None,
+                    pile: None,
+                    position,
+                    kind: OjErrorKind::TrailingInput {
+                        token: self.tokens.token_text(),
+                        cases: self.cases,
+                    },
+                })),
+                Err(e) => Some(Err(OjError {
+                    case: None,
+                    pile: None,
+                    position: self.here(),
+                    kind: e.into(),
+                })),
+            };
+        }
+        let result = self.read_case();
+        if result.is_err() {
+            self.failed = true;
+        }
+        Some(result)
+    }
+}
+
+impl<R: BufRead> Iterator for OjReader<R> {
+    type Item = Result<OjCase, OjError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_case()
+    }
+}
