@@ -1,12 +1,277 @@
-//! `stonegame bench` (being written).
+//! `stonegame bench`: the benchmark table of the README.
+//!
+//! 1. Verdict-kernel throughput in cell updates per second (one cell = one
+//!    interval `[i, j]`, both its `left` and `right` entries) for rows of
+//!    n = 1,000 / 20,000 / 200,000 random piles up to 10^9, per instruction
+//!    set and on one core or all cores.
+//! 2. Whole-process time of `stonegame solve` beside the seeds' C++ peer
+//!    (`shared/bench/seed_peer.cpp`, built with `g++ -O2`) on the same input
+//!    files, the two alternating in one run; the ratio is peer time / ours.
+//!    Peak resident memory of each process comes from `wait4`.
 
-use std::process::ExitCode;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::core::kernel::direct::Width;
+use crate::core::kernel::{Isa, KernelOptions};
+use crate::core::verdict::{KernelKind, end_values_with};
+
+use super::fail;
 
 /// Arguments of `stonegame bench`.
 #[derive(Debug, clap::Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// The C++ peer's source (built with `g++ -O2`); skipped when missing.
+    #[arg(long, default_value = "../shared/bench/seed_peer.cpp")]
+    pub peer: PathBuf,
+    /// Runs of each whole-process measurement (median reported).
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Only the kernel table (no process timings).
+    #[arg(long)]
+    pub kernel_only: bool,
+    /// Smaller sizes and fewer runs, for a smoke test.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// Random piles 1..=max_a, reproducible for `seed`.
+pub fn random_row(n: usize, max_a: u64, seed: u64) -> Vec<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(1..=max_a)).collect()
+}
+
+/// Seconds per verdict of `row` with `opts` (best of a few runs).
+fn time_kernel(row: &[u64], kind: KernelKind, opts: KernelOptions, budget: Duration) -> f64 {
+    let never = || false;
+    let mut best = f64::INFINITY;
+    let start = Instant::now();
+    let mut runs = 0;
+    while runs < 3 || (start.elapsed() < budget && runs < 50) {
+        let t = Instant::now();
+        let ends = end_values_with(row, kind, opts, &never);
+        std::hint::black_box(ends);
+        best = best.min(t.elapsed().as_secs_f64());
+        runs += 1;
+    }
+    best
+}
+
+fn kind_name(kind: KernelKind) -> &'static str {
+    match kind {
+        KernelKind::Codes => "codes (default)",
+        KernelKind::Direct(Width::W16) => "direct u16",
+        KernelKind::Direct(Width::W32) => "direct u32",
+        KernelKind::Direct(Width::W64) => "direct u64",
+    }
+}
+
+fn kernel_table(quick: bool) {
+    println!("## Verdict kernel: cell updates per second (random piles 1..=10^9)");
+    println!();
+    println!("| n | kernel | instruction set | cores | time per row | cell updates/s |");
+    println!("|---:|---|---|---:|---:|---:|");
+    let sizes: &[usize] = if quick {
+        &[1_000, 20_000]
+    } else {
+        &[1_000, 20_000, 200_000]
+    };
+    let threads = rayon::current_num_threads();
+    let best = Isa::detect();
+    for &n in sizes {
+        let row = random_row(n, 1_000_000_000, n as u64);
+        let cells = (n as f64) * (n as f64 - 1.0) / 2.0;
+        let budget = Duration::from_millis(if quick { 200 } else { 1500 });
+        let mut configs: Vec<(KernelKind, Isa, bool)> = Vec::new();
+        for kind in [KernelKind::Codes, KernelKind::Direct(Width::W32)] {
+            for isa in Isa::available() {
+                // The slower paths take long at the largest size.
+                if n < 200_000 || (isa == best && kind == KernelKind::Codes) {
+                    configs.push((kind, isa, false));
+                }
+            }
+        }
+        if n >= 20_000 && threads > 1 {
+            configs.push((KernelKind::Codes, best, true));
+        }
+        for (kind, isa, parallel) in configs {
+            let opts = KernelOptions {
+                isa,
+                parallel,
+                blocking: true,
+            };
+            let secs = time_kernel(&row, kind, opts, budget);
+            let cores = if parallel { threads } else { 1 };
+            println!(
+                "| {n} | {} | {} | {cores} | {:.3} ms | {:.2e} |",
+                kind_name(kind),
+                isa.name(),
+                secs * 1e3,
+                cells / secs
+            );
+        }
+    }
+    println!();
+}
+
+/// Wall time and peak RSS (KiB) of one process run with `input` on stdin.
+fn run_process(cmd: &[&str], input: &Path) -> std::io::Result<(Duration, u64, Vec<u8>)> {
+    let file = std::fs::File::open(input)?;
+    let start = Instant::now();
+    let child = Command::new(cmd[0])
+        .args(&cmd[1..])
+        .stdin(file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let mut stdout = child.stdout.expect("piped");
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut stdout, &mut out)?;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our own child, not yet waited for; both pointers are valid.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return Err(std::io::Error::other(format!(
+            "{} failed: status {status}",
+            cmd[0]
+        )));
+    }
+    Ok((elapsed, usage.ru_maxrss as u64, out))
+}
+
+fn write_input(path: &Path, cases: usize, n: usize, seed: u64) -> std::io::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "{cases}")?;
+    for c in 0..cases {
+        let row = random_row(n, 1_000_000_000, seed + c as u64);
+        writeln!(f, "{n}")?;
+        let line: Vec<String> = row.iter().map(u64::to_string).collect();
+        writeln!(f, "{}", line.join(" "))?;
+    }
+    f.flush()
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn process_table(args: &BenchArgs) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("stonegame-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let me = me.to_string_lossy().into_owned();
+    let peer_bin = dir.join("seed_peer");
+    let peer = if args.peer.exists() {
+        let ok = Command::new("g++")
+            .args(["-O2", "-o"])
+            .arg(&peer_bin)
+            .arg(&args.peer)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            eprintln!(
+                "stonegame: warning: cannot build {} with g++ -O2; timing ours only",
+                args.peer.display()
+            );
+        }
+        ok
+    } else {
+        eprintln!(
+            "stonegame: warning: peer {} not found; timing ours only",
+            args.peer.display()
+        );
+        false
+    };
+    let peer_cmd = peer_bin.to_string_lossy().into_owned();
+
+    let workloads: Vec<(usize, usize, bool)> = if args.quick {
+        vec![(10, 1000, true), (2, 2000, true)]
+    } else {
+        vec![(10, 1000, true), (2, 5000, true), (1, 200_000, false)]
+    };
+    println!(
+        "## Whole process: `stonegame solve` vs the C++ peer (g++ -O2), same files, alternating"
+    );
+    println!();
+    println!(
+        "| input | runs | ours (median) | ours peak RSS | peer (median) | peer peak RSS | speed-up |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let runs = if args.quick { 1 } else { args.runs.max(1) };
+    for (i, &(cases, n, with_peer)) in workloads.iter().enumerate() {
+        let input = dir.join(format!("in{i}.txt"));
+        write_input(&input, cases, n, 1000 * i as u64).map_err(|e| e.to_string())?;
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let (mut our_rss, mut peer_rss) = (0, 0);
+        for _ in 0..runs {
+            let (t, rss, out) = run_process(&[&me, "solve"], &input).map_err(|e| e.to_string())?;
+            ours.push(t);
+            our_rss = our_rss.max(rss);
+            if peer && with_peer {
+                let (t2, rss2, out2) =
+                    run_process(&[&peer_cmd], &input).map_err(|e| e.to_string())?;
+                if out2 != out {
+                    return Err(format!(
+                        "the peer and stonegame disagree on {}",
+                        input.display()
+                    ));
+                }
+                theirs.push(t2);
+                peer_rss = peer_rss.max(rss2);
+            }
+        }
+        let ours_m = median(ours);
+        let label = format!("{cases} × n = {n}");
+        if theirs.is_empty() {
+            println!(
+                "| {label} | {runs} | {:.1} ms | {:.1} MB | — | — | — |",
+                ours_m.as_secs_f64() * 1e3,
+                our_rss as f64 / 1024.0
+            );
+        } else {
+            let theirs_m = median(theirs);
+            println!(
+                "| {label} | {runs} | {:.1} ms | {:.1} MB | {:.1} ms | {:.1} MB | {:.1}× |",
+                ours_m.as_secs_f64() * 1e3,
+                our_rss as f64 / 1024.0,
+                theirs_m.as_secs_f64() * 1e3,
+                peer_rss as f64 / 1024.0,
+                theirs_m.as_secs_f64() / ours_m.as_secs_f64()
+            );
+        }
+    }
+    println!();
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
 
 /// Runs the command.
-pub fn run(_args: BenchArgs) -> ExitCode {
-    super::fail("`bench` is not available yet")
+pub fn run(args: BenchArgs) -> ExitCode {
+    println!(
+        "# stonegame bench ({} threads, best kernel: {})",
+        rayon::current_num_threads(),
+        Isa::detect().name()
+    );
+    println!();
+    kernel_table(args.quick);
+    if !args.kernel_only
+        && let Err(e) = process_table(&args)
+    {
+        return fail(e);
+    }
+    ExitCode::SUCCESS
 }

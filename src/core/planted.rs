@@ -4,26 +4,17 @@
 //! `t = left[2][n]` is lost for the first player whenever `t ≥ 1`. Random rows
 //! are almost always wins, so test data must plant losses this way.
 
-use super::kernel::{self, Width, Word};
+use super::kernel::codes;
 use super::row::{MAX_PILE, RowError, validate_row};
 use super::verdict::default_options;
 
 /// `left[1][m]` of a valid row `b_1 … b_m`: the left pile that makes it lost.
 pub fn left_of(piles: &[u64]) -> Result<u64, RowError> {
     validate_row(piles, usize::MAX)?;
-    fn run<W: Word>(piles: &[u64]) -> u64 {
-        let a = kernel::encode_row::<W>(piles);
-        let never = || false;
-        let (l, _) =
-            kernel::layer(&a, a.len(), default_options(a.len()), &never).expect("never cancelled");
-        l[0].decode()
-    }
-    let max = piles.iter().copied().max().unwrap_or(0);
-    Ok(match Width::for_max_pile(max) {
-        Width::W16 => run::<i16>(piles),
-        Width::W32 => run::<i32>(piles),
-        Width::W64 => run::<i64>(piles),
-    })
+    let never = || false;
+    let n = piles.len();
+    let (l, _) = codes::layer(piles, n, default_options(n), &never).expect("never cancelled");
+    Ok(codes::decode(l[0], piles[n - 1]))
 }
 
 /// The lost row `(t, tail…)`, or `None` when `t` is 0 (the tail itself is

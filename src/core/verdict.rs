@@ -3,11 +3,12 @@
 //! The verdict and both winning moves of a row `a_1 … a_n` (n ≥ 2) follow
 //! from two numbers (SPEC §1): `t = left[2][n]` and `u = right[1][n−1]`, the
 //! two cells of layer `n − 1`. [`end_values`] computes them with the
-//! [`kernel`](super::kernel), choosing the narrowest word width that fits.
+//! [`kernel`](super::kernel).
 
 use rayon::prelude::*;
 
-use super::kernel::{self, Isa, KernelOptions, Width, Word};
+use super::kernel::direct::{self, Width, Word};
+use super::kernel::{Isa, KernelOptions, codes};
 use super::leftmost;
 use super::row::{MAX_PILES, RowError, Variant, validate_row};
 
@@ -23,32 +24,49 @@ pub struct EndValues {
 /// Rows with at least this many piles split their layers across cores.
 pub const PARALLEL_MIN_PILES: usize = 20_000;
 
+/// Which kernel computes the layers (see [`kernel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelKind {
+    /// One byte per entry, coordinates instead of piles (the default).
+    Codes,
+    /// Entries as biased words of the given width.
+    Direct(Width),
+}
+
 /// Computes [`EndValues`] of a valid row of at least two piles.
 ///
 /// Returns `None` only if `cancelled` returned true on the way.
 pub fn end_values_with(
     piles: &[u64],
-    width: Width,
+    kind: KernelKind,
     opts: KernelOptions,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Option<EndValues> {
     debug_assert!(piles.len() >= 2);
-    fn run<W: Word>(
+    let n = piles.len();
+    fn direct<W: Word>(
         piles: &[u64],
         opts: KernelOptions,
         cancelled: &(dyn Fn() -> bool + Sync),
     ) -> Option<EndValues> {
-        let a = kernel::encode_row::<W>(piles);
-        let (l, r) = kernel::layer(&a, a.len() - 1, opts, cancelled)?;
+        let a = direct::encode_row::<W>(piles);
+        let (l, r) = direct::layer(&a, a.len() - 1, opts, cancelled)?;
         Some(EndValues {
             left_of_tail: l[1].decode(),
             right_of_head: r[0].decode(),
         })
     }
-    match width {
-        Width::W16 => run::<i16>(piles, opts, cancelled),
-        Width::W32 => run::<i32>(piles, opts, cancelled),
-        Width::W64 => run::<i64>(piles, opts, cancelled),
+    match kind {
+        KernelKind::Codes => {
+            let (l, r) = codes::layer(piles, n - 1, opts, cancelled)?;
+            Some(EndValues {
+                left_of_tail: codes::decode(l[1], piles[n - 1]),
+                right_of_head: codes::decode(r[0], piles[0]),
+            })
+        }
+        KernelKind::Direct(Width::W16) => direct::<i16>(piles, opts, cancelled),
+        KernelKind::Direct(Width::W32) => direct::<i32>(piles, opts, cancelled),
+        KernelKind::Direct(Width::W64) => direct::<i64>(piles, opts, cancelled),
     }
 }
 
@@ -67,11 +85,10 @@ pub fn end_values(piles: &[u64]) -> Result<EndValues, RowError> {
     if piles.len() < 2 {
         return Err(RowError::Empty);
     }
-    let max = piles.iter().copied().max().unwrap_or(0);
     let never = || false;
     Ok(end_values_with(
         piles,
-        Width::for_max_pile(max),
+        KernelKind::Codes,
         default_options(piles.len()),
         &never,
     )
@@ -90,10 +107,9 @@ pub fn first_player_wins_cancellable(
             if piles.len() == 1 {
                 return Some(true);
             }
-            let max = piles.iter().copied().max().unwrap_or(0);
             let ends = end_values_with(
                 piles,
-                Width::for_max_pile(max),
+                KernelKind::Codes,
                 default_options(piles.len()),
                 cancelled,
             )?;

@@ -1,0 +1,285 @@
+//! The O(n)-memory layer kernels of the two-ends game.
+//!
+//! SPEC §1: the entries `left[i][j]` and `right[i][j]` of interval length `k`
+//! depend only on those of length `k − 1`. A *layer* holds, for one length
+//! `k`, the pairs `(left, right)` of every interval `[i, i + k − 1]` in two
+//! contiguous arrays indexed by `i`; one branch-free pass over contiguous
+//! arrays, which the compiler vectorises, turns layer `k − 1` into layer `k`.
+//!
+//! Two kernels implement that pass:
+//!
+//! * [`codes`] (the default) stores each entry as its 2-bit code relative to
+//!   the end pile (SPEC: every entry is an end pile's size plus a code) in one
+//!   byte, and compares piles through order- and adjacency-preserving
+//!   coordinates, so a 256-bit vector updates 32 cells at once;
+//! * [`direct`] stores the entries themselves in 16-, 32- or 64-bit words
+//!   (the narrowest that holds `max(a) + 1`). It is the second, independent
+//!   implementation the first is tested against, and the u32/u64 paths.
+//!
+//! Each kernel is compiled for the build's baseline target and, on x86-64,
+//! for AVX2 and AVX-512; [`Isa::detect`] picks the best one the running CPU
+//! has, so no `target-cpu=native` is needed to build.
+//!
+//! [`run_layers`] drives either kernel. Wide layers are processed in *blocks*
+//! ([`BLOCK_CELLS`] cells wide, [`BLOCK_LAYERS`] layers deep): a block copies
+//! its cells plus a ghost zone of `BLOCK_LAYERS` cells to its right (cell `i`
+//! of layer `k` needs cells `i` and `i + 1` of layer `k − 1`), advances them
+//! that many layers while they stay in cache, and writes its own cells back.
+//! The blocks of one step are independent, so they run on all cores (rayon)
+//! when asked to.
+
+pub mod codes;
+pub mod direct;
+
+use rayon::prelude::*;
+
+/// The instruction set a kernel was compiled for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isa {
+    /// The build target's default features (SSE2 on x86-64, NEON on aarch64…).
+    Baseline,
+    /// x86-64 with AVX2.
+    Avx2,
+    /// x86-64 with AVX-512 F and BW.
+    Avx512,
+}
+
+impl Isa {
+    /// The best instruction set the running CPU supports.
+    pub fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
+                return Isa::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Baseline
+    }
+
+    /// Every instruction set the running CPU supports, baseline first.
+    pub fn available() -> Vec<Isa> {
+        let best = Isa::detect();
+        let mut all = vec![Isa::Baseline];
+        if matches!(best, Isa::Avx2 | Isa::Avx512) {
+            all.push(Isa::Avx2);
+        }
+        if best == Isa::Avx512 {
+            all.push(Isa::Avx512);
+        }
+        all
+    }
+
+    /// `self` if the CPU supports it, else the best one it does.
+    pub fn supported(self) -> Isa {
+        match (self, Isa::detect()) {
+            (Isa::Avx512, Isa::Avx2) => Isa::Avx2,
+            (Isa::Avx512 | Isa::Avx2, Isa::Baseline) => Isa::Baseline,
+            (isa, _) => isa,
+        }
+    }
+
+    /// A short name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Baseline => "baseline",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+}
+
+/// Compiles `$body` (an `#[inline(always)]` generic function of the given
+/// signature) once per instruction set and defines `$name(isa, …)` that calls
+/// the right copy. The copies differ only in the target features LLVM may use.
+macro_rules! multiversion {
+    (
+        fn $name:ident<$($g:ident : $bound:path),*>($($arg:ident : $ty:ty),* $(,)?) => $body:path
+    ) => {
+        pub(crate) fn $name<$($g: $bound),*>(isa: $crate::core::kernel::Isa, $($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2")]
+            fn avx2<$($g: $bound),*>($($arg: $ty),*) {
+                $body($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512bw")]
+            fn avx512<$($g: $bound),*>($($arg: $ty),*) {
+                $body($($arg),*)
+            }
+            fn baseline<$($g: $bound),*>($($arg: $ty),*) {
+                $body($($arg),*)
+            }
+            match isa.supported() {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `supported()` checked that the CPU has AVX-512 F and BW.
+                $crate::core::kernel::Isa::Avx512 => unsafe { avx512($($arg),*) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `supported()` checked that the CPU has AVX2.
+                $crate::core::kernel::Isa::Avx2 => unsafe { avx2($($arg),*) },
+                _ => baseline($($arg),*),
+            }
+        }
+    };
+}
+pub(crate) use multiversion;
+
+/// Width of a block in cells.
+pub const BLOCK_CELLS: usize = 4 * 1024;
+/// Layers advanced per block step (also the ghost-zone width).
+pub const BLOCK_LAYERS: usize = 128;
+
+/// How to run a kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelOptions {
+    /// Instruction set of the kernel (falls back to what the CPU has).
+    pub isa: Isa,
+    /// Run the independent blocks of one large row on the rayon pool.
+    pub parallel: bool,
+    /// Use cache blocking for wide layers (turned off only to test it).
+    pub blocking: bool,
+}
+
+impl Default for KernelOptions {
+    fn default() -> Self {
+        KernelOptions {
+            isa: Isa::detect(),
+            parallel: true,
+            blocking: true,
+        }
+    }
+}
+
+/// Ping-pong buffers of a run of layers over cells `c0 .. c0 + len`, plus a
+/// scratch buffer a kernel may use for one layer.
+pub struct Layers<T> {
+    pub l: Vec<T>,
+    pub r: Vec<T>,
+    pub tl: Vec<T>,
+    pub tr: Vec<T>,
+    pub scratch: Vec<i8>,
+    pub len: usize,
+}
+
+impl<T: Copy + Default> Layers<T> {
+    fn with_capacity(cap: usize) -> Self {
+        Layers {
+            l: vec![T::default(); cap],
+            r: vec![T::default(); cap],
+            tl: vec![T::default(); cap],
+            tr: vec![T::default(); cap],
+            scratch: vec![0; cap],
+            len: 0,
+        }
+    }
+
+    fn load(&mut self, l: &[T], r: &[T]) {
+        self.len = l.len();
+        self.l[..self.len].copy_from_slice(l);
+        self.r[..self.len].copy_from_slice(r);
+    }
+
+    /// Swaps the freshly written layer in, one cell shorter.
+    pub fn swap(&mut self) {
+        std::mem::swap(&mut self.l, &mut self.tl);
+        std::mem::swap(&mut self.r, &mut self.tr);
+        self.len -= 1;
+    }
+}
+
+/// One block of a step: its index, its output cells and its buffers.
+type BlockJob<'a, T> = (usize, ((&'a mut [T], &'a mut [T]), &'a mut Layers<T>));
+
+/// Advances a [`Layers`] holding layer `k0` of cells from `c0` by `steps`
+/// layers: `advance(c0, k0, steps, layers)`.
+pub trait Advance<T>: Sync {
+    fn advance(&self, c0: usize, k0: usize, steps: usize, st: &mut Layers<T>);
+}
+
+/// Runs `kernel` from layer 1 (`init_l`, `init_r`, one cell per pile) to
+/// layer `last` and returns that layer's `(left, right)` arrays.
+///
+/// `cancelled` is polled between block steps (every [`BLOCK_LAYERS`] layers
+/// at most); when it returns true the run stops and `None` is returned.
+pub fn run_layers<T: Copy + Default + Send + Sync>(
+    init_l: Vec<T>,
+    init_r: Vec<T>,
+    last: usize,
+    opts: KernelOptions,
+    kernel: &impl Advance<T>,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<(Vec<T>, Vec<T>)> {
+    let n = init_l.len();
+    assert!(last >= 1 && last <= n, "layer {last} out of 1..={n}");
+    let mut k = 1;
+    let (mut gl, mut gr) = (init_l, init_r);
+
+    if opts.blocking {
+        let mut blocks: Vec<Layers<T>> = Vec::new();
+        let (mut dl, mut dr): (Vec<T>, Vec<T>) = (Vec::new(), Vec::new());
+        while last - k >= BLOCK_LAYERS && gl.len() >= 2 * BLOCK_CELLS + BLOCK_LAYERS {
+            if cancelled() {
+                return None;
+            }
+            let s = BLOCK_LAYERS;
+            let m_new = gl.len() - s;
+            let count = m_new.div_ceil(BLOCK_CELLS);
+            if blocks.len() < count {
+                blocks.resize_with(count, || Layers::with_capacity(BLOCK_CELLS + s));
+            }
+            dl.resize(m_new, T::default());
+            dr.resize(m_new, T::default());
+            let (src_l, src_r) = (&gl, &gr);
+            let work = |(b, ((out_l, out_r), st)): BlockJob<'_, T>| {
+                let c0 = b * BLOCK_CELLS;
+                let w = out_l.len();
+                st.load(&src_l[c0..c0 + w + s], &src_r[c0..c0 + w + s]);
+                kernel.advance(c0, k, s, st);
+                out_l.copy_from_slice(&st.l[..w]);
+                out_r.copy_from_slice(&st.r[..w]);
+            };
+            if opts.parallel {
+                dl.par_chunks_mut(BLOCK_CELLS)
+                    .zip(dr.par_chunks_mut(BLOCK_CELLS))
+                    .zip(blocks.par_iter_mut())
+                    .enumerate()
+                    .for_each(work);
+            } else {
+                dl.chunks_mut(BLOCK_CELLS)
+                    .zip(dr.chunks_mut(BLOCK_CELLS))
+                    .zip(blocks.iter_mut())
+                    .enumerate()
+                    .for_each(work);
+            }
+            std::mem::swap(&mut gl, &mut dl);
+            std::mem::swap(&mut gr, &mut dr);
+            k += s;
+        }
+    }
+
+    // The rest in one run, polling for cancellation every so many layers.
+    let len = gl.len();
+    let mut st = Layers {
+        tl: vec![T::default(); len],
+        tr: vec![T::default(); len],
+        scratch: vec![0; len],
+        l: gl,
+        r: gr,
+        len,
+    };
+    while k < last {
+        if cancelled() {
+            return None;
+        }
+        let steps = (last - k).min(BLOCK_LAYERS);
+        kernel.advance(0, k, steps, &mut st);
+        k += steps;
+    }
+    st.l.truncate(st.len);
+    st.r.truncate(st.len);
+    Some((st.l, st.r))
+}
