@@ -1,0 +1,221 @@
+//! `stonegame solve` and `stonegame suggest` as a user runs them: the real
+//! binary, real files and pipes, exit codes and messages.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn stonegame(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start stonegame");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn solve(input: &str) -> (i32, String, String) {
+    let out = stonegame(&["solve"], input.as_bytes());
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn sample_from_stdin_and_file() {
+    assert_eq!(solve("1\n4\n3 1 9 4\n"), (0, "0\n".into(), String::new()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.txt");
+    std::fs::write(&path, "2\n4\n3 1 9 4\n1\n5\n").unwrap();
+    let out = stonegame(&["solve", path.to_str().unwrap()], b"");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n1\n");
+}
+
+#[test]
+fn any_whitespace_is_fine() {
+    let input = "3\r\n4\t3 1\r\n 9\n\n4\r\n2\n1 1 \t\n\n1\n 7";
+    assert_eq!(solve(input), (0, "0\n0\n1\n".into(), String::new()));
+}
+
+#[test]
+fn leftmost_variant() {
+    let out = stonegame(
+        &["solve", "--variant", "leftmost"],
+        b"3\n2\n1 1\n2\n1 5\n3\n1 1 1\n",
+    );
+    assert!(out.status.success());
+    // (1 1): forced, second player takes the last → first loses.
+    // (1 5): forced 1, then opponent faces (5) and wins → first loses.
+    // (1 1 1): three forced moves → first wins.
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "0\n0\n1\n");
+}
+
+/// Malformed input: the verdicts before the error are printed, then a message
+/// naming the case, line and column, exit code 1.
+#[test]
+fn malformed_inputs() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        // (input, verdicts printed before the error, words the message must hold)
+        (
+            "",
+            "",
+            &["line 1, column 1", "number of cases T", "end of input"],
+        ),
+        ("x\n", "", &["line 1, column 1", "`x`", "not a number"]),
+        ("0\n", "", &["T is 0"]),
+        (
+            "2\n2\n1 1\n",
+            "0\n",
+            &[
+                "case 2",
+                "line 4",
+                "end of input",
+                "number of piles n of case 2 of 2",
+            ],
+        ),
+        (
+            "2\n2\n1 1\n3\n1 2\n",
+            "0\n",
+            &["case 2", "line 6, column 1", "end of input", "pile 3 of 3"],
+        ),
+        (
+            "1\n2\n1 1 5\n",
+            "0\n",
+            &["line 3, column 5", "`5`", "after the last of the 1 cases"],
+        ),
+        (
+            "2\n1\n5\n2\n3 abc\n",
+            "1\n",
+            &["case 2", "line 5, column 3", "`abc`", "not a number"],
+        ),
+        (
+            "2\n1\n5\n2\n3 0\n",
+            "1\n",
+            &["case 2", "line 5, column 3", "pile 2 is 0"],
+        ),
+        (
+            "1\n2\n3 -4\n",
+            "",
+            &["case 1", "line 3, column 3", "`-4`", "negative"],
+        ),
+        (
+            "1\n2\n3 9223372036854775808\n",
+            "",
+            &[
+                "case 1",
+                "line 3, column 3",
+                "larger than 9223372036854775807",
+            ],
+        ),
+        (
+            "1\n2\n3 99999999999999999999999\n",
+            "",
+            &["case 1", "larger than"],
+        ),
+        ("1\n0\n", "", &["case 1", "line 2, column 1", "n = 0"]),
+        (
+            "1\n200001\n1\n",
+            "",
+            &[
+                "case 1",
+                "line 2, column 1",
+                "200001 piles",
+                "limit of 200000",
+            ],
+        ),
+        (
+            "3\n1\n1\n2\n1 1\n",
+            "1\n0\n",
+            &["case 3", "end of input", "case 3 of 3"],
+        ),
+    ];
+    for (input, printed, words) in cases {
+        let (code, out, err) = solve(input);
+        assert_eq!(code, 1, "exit code for {input:?}; stderr {err}");
+        assert_eq!(&out, printed, "verdicts before the error for {input:?}");
+        for w in *words {
+            assert!(err.contains(w), "message for {input:?} lacks {w:?}: {err}");
+        }
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn missing_file_is_a_clear_error() {
+    let out = stonegame(&["solve", "/nonexistent/stonegame-input.txt"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("cannot open /nonexistent/stonegame-input.txt"),
+        "{err}"
+    );
+}
+
+#[test]
+fn many_cases_stream_in_order() {
+    // 20,000 two-pile cases: lost exactly when the piles are equal.
+    let mut input = String::from("20000\n");
+    let mut want = String::new();
+    for i in 0..20_000u64 {
+        let (a, b) = (i % 7 + 1, i % 5 + 1);
+        input.push_str(&format!("2\n{a} {b}\n"));
+        want.push_str(if a == b { "0\n" } else { "1\n" });
+    }
+    let (code, out, err) = solve(&input);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(out, want);
+}
+
+#[test]
+fn suggest_prints_verdict_and_moves() {
+    let out = stonegame(&["suggest", "3", "1", "9", "4"], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("verdict: 0"), "{text}");
+    assert!(
+        text.contains("bot move: take 1 from the right pile, leaving 3"),
+        "{text}"
+    );
+
+    let out = stonegame(&["suggest", "1", "2"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("verdict: 1"), "{text}");
+    // (1, 2): leave equal piles: right pile 2 -> 1 (left pile 1 -> 2 impossible).
+    assert!(
+        text.contains("winning move: take 1 from the right pile, leaving 1"),
+        "{text}"
+    );
+
+    let out = stonegame(&["suggest", "--variant", "leftmost", "3", "1"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("winning move: take 2 from the left pile, leaving 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn suggest_rejects_bad_piles_by_index() {
+    for (args, words) in [
+        (vec!["suggest", "3", "0"], "pile 2 is 0"),
+        (
+            vec!["suggest", "3", "x"],
+            "pile 2 is `x`, which is not a number",
+        ),
+        (vec!["suggest", "-3"], "pile 1 is `-3`, which is negative"),
+        (
+            vec!["suggest", "1", "9223372036854775808"],
+            "pile 2 is 9223372036854775808, larger than",
+        ),
+    ] {
+        let out = stonegame(&args, b"");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(words), "{args:?}: {err}");
+    }
+}
