@@ -33,23 +33,28 @@ pub const NO_PILE: i8 = i8::MIN;
 pub trait Coord: Copy + Default + Send + Sync + 'static {
     /// Largest coordinate this type holds.
     const MAX: u32;
+    /// Whether [`Coord::saturated_diff`] already clamps to −2 ..= 2.
+    const CLAMPED: bool;
     fn from_u32(v: u32) -> Self;
-    /// `clamp(hi − lo, −2, 2)`.
-    fn clamped_diff(hi: Self, lo: Self) -> i8;
+    /// `hi − lo`, saturated to the `i8` range; the kernel clamps it further
+    /// to −2 ..= 2 on 8-bit lanes, where that is cheapest.
+    fn saturated_diff(hi: Self, lo: Self) -> i8;
 }
 
 macro_rules! coord {
     ($t:ty) => {
         impl Coord for $t {
             const MAX: u32 = <$t>::MAX as u32;
+            const CLAMPED: bool = false;
             #[inline(always)]
             fn from_u32(v: u32) -> Self {
                 v as $t
             }
             #[inline(always)]
-            fn clamped_diff(hi: Self, lo: Self) -> i8 {
-                // Both are in 0 ..= MAX, so the difference does not overflow.
-                (hi - lo).clamp(-2, 2) as i8
+            fn saturated_diff(hi: Self, lo: Self) -> i8 {
+                // Both are in 0 ..= MAX, so the difference does not overflow;
+                // the saturating narrowing compiles to pack instructions.
+                (hi - lo).clamp(i8::MIN as $t, i8::MAX as $t) as i8
             }
         }
     };
@@ -59,12 +64,13 @@ coord!(i32);
 
 impl Coord for u16 {
     const MAX: u32 = u16::MAX as u32;
+    const CLAMPED: bool = true;
     #[inline(always)]
     fn from_u32(v: u32) -> Self {
         v as u16
     }
     #[inline(always)]
-    fn clamped_diff(hi: Self, lo: Self) -> i8 {
+    fn saturated_diff(hi: Self, lo: Self) -> i8 {
         // Saturating differences keep every lane within 16 bits.
         hi.saturating_sub(lo).min(2) as i8 - lo.saturating_sub(hi).min(2) as i8
     }
@@ -139,13 +145,13 @@ fn layer_body<C: Coord>(
     let m = new_l.len();
     let (c_lo, c_hi, d) = (&c_lo[..m], &c_hi[..m], &mut d[..m]);
     for i in 0..m {
-        d[i] = C::clamped_diff(c_hi[i], c_lo[i]);
+        d[i] = C::saturated_diff(c_hi[i], c_lo[i]);
     }
     let (e_hi, f_lo, new_r) = (&e_hi[..m], &f_lo[..m], &mut new_r[..m]);
     let (l0, r0) = (&old_l[..m], &old_r[..m]);
     let (l1, r1) = (&old_l[1..m + 1], &old_r[1..m + 1]);
     for i in 0..m {
-        let di = d[i];
+        let di = if C::CLAMPED { d[i] } else { d[i].clamp(-2, 2) };
         new_l[i] = step(r0[i], l0[i], di, e_hi[i]);
         new_r[i] = step(l1[i], r1[i], -di, f_lo[i]);
     }
