@@ -180,10 +180,13 @@ fn dp_solution<W: Word>(piles: &[u64], confused: bool) -> bool {
     piles.len() == 1 || W::read(piles[0]) != left_of_tail::<W>(piles, confused)
 }
 
-/// A wrong solution, run over a whole file (some keep state across cases).
+/// A solution: the verdict of one row (it may keep state across rows).
+type Solve = Box<dyn FnMut(&[u64]) -> bool>;
+
+/// A wrong solution, run over a whole file.
 struct Wrong {
     name: &'static str,
-    solve: Box<dyn FnMut(&[u64]) -> bool>,
+    solve: Solve,
 }
 
 fn wrong_solutions() -> Vec<Wrong> {

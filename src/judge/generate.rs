@@ -401,7 +401,9 @@ impl Rows {
             Family::Palindrome => {
                 let n = self.len(1);
                 let mut row = self.uniform_row(n.div_ceil(2), max_a);
-                row.extend(row[..n / 2].to_vec().into_iter().rev());
+                for i in (0..n / 2).rev() {
+                    row.push(row[i]);
+                }
                 row
             }
             Family::Max => {
