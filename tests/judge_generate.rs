@@ -351,3 +351,13 @@ fn cli_gen_writes_the_library_bytes_and_the_answers() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("39 rows") && err.contains("--cases"), "{err}");
 }
+
+#[test]
+fn family_names_round_trip() {
+    for family in Family::ALL {
+        assert_eq!(family.name().parse::<Family>(), Ok(family));
+        assert_eq!(family.to_string(), family.name());
+    }
+    let err = "randm".parse::<Family>().unwrap_err();
+    assert!(err.contains("random") && err.contains("hack"), "{err}");
+}

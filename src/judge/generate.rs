@@ -54,12 +54,13 @@
 //! | unequal pair | `(x, y)`, x ≠ y | n ≥ 2, a ≥ 2 | solutions inverting n = 2 |
 //! | planted loss, near-miss, planted loss | as in `planted` | n ≥ 2 | anything that answers at random |
 //!
-//! Why each killer is one: with n ≤ 5 every table entry below the top step is
-//! the same in the wrong solution as in the truth (entries of length 2 have
-//! L = R, where the confused conditions agree; values below 2^32 keep
-//! equality under wrapping), so the top step alone decides, and there the
-//! wrong branch gives a value ≠ a_1. `tests/judge_wrong_solutions.rs`
-//! re-implements each wrong solution and shows a 50-case hack file fails it.
+//! Why each killer is one: the rows are small (n ≤ 5), so the wrong
+//! solution's tables can be followed by hand. They differ from the truth only
+//! where its bug bites (the last column), and that makes its `left[2][n]`
+//! differ from `a_1` (or, for the n ≤ 2 bugs, its shortcut is simply wrong),
+//! so it answers 1 where the truth is 0 or the other way round.
+//! `tests/judge_wrong_solutions.rs` re-implements each wrong solution on its
+//! own and shows that 50-case hack files (20 seeds) fail every one of them.
 //! The wrap kinds appear only when `max_a` reaches 2^31 (resp. 2^32): a
 //! 32-bit solution is right on every row whose piles fit its type. Killer
 //! rows target the two-ends game; with `--variant leftmost` they are still
