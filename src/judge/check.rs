@@ -239,20 +239,18 @@ struct Checker<R> {
     format_error: Option<String>,
 }
 
-/// Why comparing stopped for good.
-enum Stop {
-    JudgeFailure(String),
-}
+/// A judge failure found while comparing: its detail.
+struct Failure(String);
 
 impl<R: BufRead> Checker<R> {
     /// Compares the next answer line with `expected`.
-    fn compare(&mut self, expected: bool) -> Result<(), Stop> {
+    fn compare(&mut self, expected: bool) -> Result<(), Failure> {
         let case = self.compared + 1;
         let total = self.cases;
         let line = self
             .answers
             .next_line()
-            .map_err(|e| Stop::JudgeFailure(format!("cannot read the answer: {e}")))?;
+            .map_err(|e| Failure(format!("cannot read the answer: {e}")))?;
         match line {
             None => {
                 let lines = self.answers.line;
@@ -288,12 +286,12 @@ impl<R: BufRead> Checker<R> {
     }
 
     /// After the answers to all cases: only whitespace may follow.
-    fn finish_answer(&mut self) -> Result<(), Stop> {
+    fn finish_answer(&mut self) -> Result<(), Failure> {
         loop {
             let line = self
                 .answers
                 .next_line()
-                .map_err(|e| Stop::JudgeFailure(format!("cannot read the answer: {e}")))?;
+                .map_err(|e| Failure(format!("cannot read the answer: {e}")))?;
             match line {
                 None => return Ok(()),
                 Some((_, AnswerLine::Blank)) => {}
@@ -318,13 +316,13 @@ impl<R: BufRead> Checker<R> {
     }
 
     /// Solves the batch and compares its verdicts, unless comparing stopped.
-    fn flush(&mut self, batch: &mut Batch, variant: Variant) -> Result<(), Stop> {
+    fn flush(&mut self, batch: &mut Batch, variant: Variant) -> Result<(), Failure> {
         if self.format_error.is_some() || batch.len() == 0 {
             return Ok(());
         }
         let verdicts = batch
             .solve(variant)
-            .map_err(|e| Stop::JudgeFailure(format!("a case of the input is invalid: {e}")))?;
+            .map_err(|e| Failure(format!("a case of the input is invalid: {e}")))?;
         for expected in verdicts {
             self.compare(expected)?;
             if self.format_error.is_some() {
@@ -375,9 +373,7 @@ pub fn check(input: impl BufRead, answer: impl BufRead, variant: Variant) -> Che
                 }
             }
             Some(Err(e)) => {
-                break Some(Stop::JudgeFailure(format!(
-                    "the test input is malformed: {e}"
-                )));
+                break Some(Failure(format!("the test input is malformed: {e}")));
             }
             None => {
                 break checker
@@ -390,7 +386,7 @@ pub fn check(input: impl BufRead, answer: impl BufRead, variant: Variant) -> Che
             }
         }
     };
-    if let Some(Stop::JudgeFailure(detail)) = stopped {
+    if let Some(Failure(detail)) = stopped {
         return failure(reader.cases_read(), detail);
     }
     let cases = checker.cases;

@@ -445,13 +445,18 @@ impl Rows {
         })
     }
 
-    /// The losing first pile for `tail`, if one exists within `max_a`.
-    fn losing_first(&self, tail: &[u64]) -> Result<Option<u64>, GenError> {
-        let t = match self.spec.variant {
-            Variant::TwoEnds => plant_loss(tail)?.map(|row| row[0]),
-            Variant::Leftmost => leftmost::first_player_wins(tail).then_some(1),
+    /// `(t, tail…)`, lost for the first player, if such a `t` exists
+    /// within `max_a`.
+    fn plant(&self, tail: &[u64]) -> Result<Option<Vec<u64>>, GenError> {
+        let row = match self.spec.variant {
+            Variant::TwoEnds => plant_loss(tail)?,
+            Variant::Leftmost => leftmost::first_player_wins(tail).then(|| {
+                let mut row = vec![1];
+                row.extend_from_slice(tail);
+                row
+            }),
         };
-        Ok(t.filter(|&t| t <= self.spec.max_a))
+        Ok(row.filter(|row| row[0] <= self.spec.max_a))
     }
 
     /// A first-player loss `(t, tail…)` of 2 ..= max_n piles (`max_n ≥ 2`).
@@ -466,10 +471,7 @@ impl Rows {
                 self.spec.max_a.min(10)
             };
             let tail = self.uniform_row(n - 1, hi);
-            if let Some(t) = self.losing_first(&tail)? {
-                let mut row = Vec::with_capacity(n);
-                row.push(t);
-                row.extend_from_slice(&tail);
+            if let Some(row) = self.plant(&tail)? {
                 return Ok(row);
             }
         }
