@@ -279,6 +279,14 @@ fn seed004_port_answers_42_of_583_small_rows_wrongly_as_spec_says() {
     assert_eq!(wrong, 42);
     assert!(seed004(&[1, 1, 2, 2], false), "SPEC's example: 004 says 1");
     assert!(!truth.wins(&[1, 1, 2, 2]));
+    let mix_up_only = rows
+        .iter()
+        .filter(|r| seed004(r, true) != truth.wins(r))
+        .count();
+    // Both of 004's bugs bite on their own: SPEC's example comes from the
+    // missing `x == l && x > r` branch, not from the left/right mix-up.
+    assert!(0 < mix_up_only && mix_up_only < 42, "{mix_up_only}");
+    assert!(!seed004(&[1, 1, 2, 2], true));
 }
 
 #[test]
