@@ -1,12 +1,58 @@
-//! `stonegame check` (being written).
+//! `stonegame check`: a testlib-style checker for a contestant's output.
+//!
+//! Prints one verdict line on stdout (`ok …`, `wrong answer …`,
+//! `wrong output format …`, `FAIL …`) and exits with the testlib code:
+//! 0 accepted, 1 wrong answer, 2 presentation error, 3 judge failure (the
+//! input file is malformed or a file cannot be opened or read). The rules are
+//! in [`crate::judge::check`].
 
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use crate::judge::check::{Verdict, check};
+
+use super::{VariantArg, open_input};
 
 /// Arguments of `stonegame check`.
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {}
+pub struct CheckArgs {
+    /// Which game is played.
+    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
+    pub variant: VariantArg,
+    /// The test input (OJ format); `-` for standard input.
+    pub input: PathBuf,
+    /// The contestant's output: one `0`/`1` line per case; `-` for standard
+    /// input (not both).
+    pub answer: PathBuf,
+}
 
 /// Runs the command.
-pub fn run(_args: CheckArgs) -> ExitCode {
-    super::fail("`check` is not available yet")
+pub fn run(args: CheckArgs) -> ExitCode {
+    let (line, code) = verdict_line(&args);
+    let mut out = io::stdout().lock();
+    // A verdict that cannot be printed still has its exit code.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    ExitCode::from(code)
+}
+
+fn verdict_line(args: &CheckArgs) -> (String, u8) {
+    let fail = |msg: String| (format!("FAIL {msg}"), Verdict::JudgeFailure.exit_code());
+    if args.input.as_os_str() == "-" && args.answer.as_os_str() == "-" {
+        return fail("the input and the answer cannot both be standard input".into());
+    }
+    let open = |path: &PathBuf, what: &str| {
+        open_input(Some(path))
+            .map_err(|e| format!("cannot open the {what} {}: {e}", path.display()))
+    };
+    let input = match open(&args.input, "input") {
+        Ok(i) => i,
+        Err(msg) => return fail(msg),
+    };
+    let answer = match open(&args.answer, "answer") {
+        Ok(a) => a,
+        Err(msg) => return fail(msg),
+    };
+    let report = check(input, answer, args.variant.into());
+    (report.message, report.verdict.exit_code())
 }

@@ -1,12 +1,108 @@
-//! `stonegame gen` (being written).
+//! `stonegame gen`: writes deterministic OJ-format test data to stdout and,
+//! with `--answers FILE`, the expected output to FILE. The families and their
+//! guarantees are in [`crate::judge::generate`].
 
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use crate::judge::generate::{Family, GenError, GenSpec, generate};
+
+use super::{VariantArg, fail};
+
+/// The family of rows, as a command-line value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FamilyArg {
+    /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
+    Random,
+    /// Piles of 1..=3 stones.
+    Tiny,
+    /// Piles of a row within ±1 of one another.
+    Near,
+    /// Rows that read the same from both ends.
+    Palindrome,
+    /// n = max-n, piles among the three largest values.
+    Max,
+    /// Half first-player losses, half near-misses (a_1 one off).
+    Planted,
+    /// Every row up to max-n piles of 1..=max-a stones (--cases is a cap).
+    Exhaustive,
+    /// Rows known wrong solutions get wrong, mixed with planted losses.
+    Hack,
+}
+
+impl From<FamilyArg> for Family {
+    fn from(f: FamilyArg) -> Self {
+        match f {
+            FamilyArg::Random => Family::Random,
+            FamilyArg::Tiny => Family::Tiny,
+            FamilyArg::Near => Family::Near,
+            FamilyArg::Palindrome => Family::Palindrome,
+            FamilyArg::Max => Family::Max,
+            FamilyArg::Planted => Family::Planted,
+            FamilyArg::Exhaustive => Family::Exhaustive,
+            FamilyArg::Hack => Family::Hack,
+        }
+    }
+}
 
 /// Arguments of `stonegame gen`.
 #[derive(Debug, clap::Args)]
-pub struct GenArgs {}
+pub struct GenArgs {
+    /// The family of rows.
+    #[arg(long, value_enum)]
+    pub family: FamilyArg,
+    /// Number of cases T (for `exhaustive`: the largest T accepted).
+    #[arg(long, default_value_t = 10)]
+    pub cases: u64,
+    /// Largest number of piles in a row.
+    #[arg(long, default_value_t = 1000)]
+    pub max_n: u64,
+    /// Largest pile (at most 2^63-1).
+    #[arg(long, default_value_t = 1_000_000_000)]
+    pub max_a: u64,
+    /// Seed of the random source: the same seed gives the same file.
+    #[arg(long)]
+    pub seed: u64,
+    /// The game the expected answers (and planted losses) are for.
+    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
+    pub variant: VariantArg,
+    /// Also write the expected output (one 0/1 line per case) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+}
 
 /// Runs the command.
-pub fn run(_args: GenArgs) -> ExitCode {
-    super::fail("`gen` is not available yet")
+pub fn run(args: GenArgs) -> ExitCode {
+    let spec = GenSpec {
+        family: args.family.into(),
+        cases: args.cases,
+        max_n: args.max_n,
+        max_a: args.max_a,
+        seed: args.seed,
+        variant: args.variant.into(),
+    };
+    // Bad parameters are reported before any file is created.
+    if let Err(e) = spec.validate() {
+        return fail(e);
+    }
+    let mut answers = match &args.answers {
+        Some(path) => match File::create(path) {
+            Ok(f) => Some(BufWriter::with_capacity(1 << 16, f)),
+            Err(e) => return fail(format!("cannot create {}: {e}", path.display())),
+        },
+        None => None,
+    };
+    let mut input = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let result = generate(
+        &spec,
+        &mut input,
+        answers.as_mut().map(|w| w as &mut dyn Write),
+    );
+    match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(GenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
 }

@@ -1,0 +1,48 @@
+//! Groups rows into bounded batches for [`solve_batch`], so that many small
+//! cases are solved in parallel while memory stays bounded.
+
+use crate::core::{RowError, Variant, solve_batch};
+
+/// A batch is solved once it holds this much work (n² / 2 cell updates)…
+const BATCH_CELLS: u128 = 1 << 28;
+/// …or this many piles (bounds memory)…
+const BATCH_PILES: usize = 1 << 21;
+/// …or this many cases.
+const BATCH_CASES: usize = 4096;
+
+/// Rows waiting to be solved.
+#[derive(Debug, Default)]
+pub(crate) struct Batch {
+    rows: Vec<Vec<u64>>,
+    cells: u128,
+    piles: usize,
+}
+
+impl Batch {
+    /// Adds a row.
+    pub(crate) fn push(&mut self, row: Vec<u64>) {
+        let n = row.len();
+        self.cells += (n as u128) * (n as u128) / 2;
+        self.piles += n;
+        self.rows.push(row);
+    }
+
+    /// Is the batch big enough to be solved now?
+    pub(crate) fn is_full(&self) -> bool {
+        self.cells >= BATCH_CELLS || self.piles >= BATCH_PILES || self.rows.len() >= BATCH_CASES
+    }
+
+    /// Number of rows waiting.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Solves every waiting row (in parallel) and empties the batch. The
+    /// verdicts are in push order: `true` when the first player wins.
+    pub(crate) fn solve(&mut self, variant: Variant) -> Result<Vec<bool>, RowError> {
+        let verdicts = solve_batch(&self.rows, variant).into_iter().collect();
+        self.rows.clear();
+        (self.cells, self.piles) = (0, 0);
+        verdicts
+    }
+}
