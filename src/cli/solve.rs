@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::core::{Variant, solve_batch};
+use crate::core::Variant;
+use crate::core::batch::Batch;
 use crate::ojformat::{OjError, OjReader};
 
 use super::{VariantArg, fail, open_input};
@@ -26,13 +27,6 @@ pub struct SolveArgs {
     /// OJ-format input; standard input when absent or `-`.
     pub file: Option<PathBuf>,
 }
-
-/// A batch is solved once it holds this much work (n² cell updates)…
-const BATCH_CELLS: u128 = 1 << 28;
-/// …or this many piles (bounds memory)…
-const BATCH_PILES: usize = 1 << 21;
-/// …or this many cases.
-const BATCH_CASES: usize = 4096;
 
 /// Runs the command.
 pub fn run(args: SolveArgs) -> ExitCode {
@@ -78,37 +72,30 @@ pub fn solve_stream(
 ) -> Result<(), SolveError> {
     let mut reader = OjReader::new(input)?;
     let progress = Progress::new(reader.case_count());
-    let mut batch: Vec<Vec<u64>> = Vec::new();
-    let (mut cells, mut piles) = (0u128, 0usize);
+    let mut batch = Batch::default();
     let mut failure = None;
     loop {
-        let next = reader.next_case();
-        let full = match &next {
+        let last = match reader.next_case() {
             Some(Ok(case)) => {
-                let n = case.piles.len();
-                cells += (n as u128) * (n as u128) / 2;
-                piles += n;
+                batch.push(case.piles);
                 false
             }
-            _ => true,
+            Some(Err(e)) => {
+                failure = Some(e);
+                true
+            }
+            None => true,
         };
-        match next {
-            Some(Ok(case)) => batch.push(case.piles),
-            Some(Err(e)) => failure = Some(e),
-            None => {}
-        }
-        if full || cells >= BATCH_CELLS || piles >= BATCH_PILES || batch.len() >= BATCH_CASES {
-            for verdict in solve_batch(&batch, variant) {
-                // Rows from OjReader are valid, so every verdict is Ok.
-                let wins = verdict.expect("OjReader validates rows");
+        if last || batch.is_full() {
+            let count = batch.len() as u64;
+            // Rows from OjReader are valid, so solving cannot fail.
+            for wins in batch.solve(variant).expect("OjReader validates rows") {
                 out.write_all(if wins { b"1\n" } else { b"0\n" })?;
             }
             out.flush()?;
-            progress.advance(batch.len() as u64);
-            batch.clear();
-            (cells, piles) = (0, 0);
+            progress.advance(count);
         }
-        if full {
+        if last {
             break;
         }
     }

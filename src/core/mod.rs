@@ -9,11 +9,13 @@
 //! * [`moves`] — winning moves and the bot's move for both variants;
 //! * [`leftmost`] — the leftmost-only variant (SPEC §2);
 //! * [`exhaustive`] — a game-tree solver for small rows, the independent truth;
-//! * [`planted`] — making first-player losses on purpose (test data).
+//! * [`planted`] — making first-player losses on purpose (test data);
+//! * [`batch`] — grouping rows into bounded batches for [`solve_batch`].
 //!
 //! The transport, the file formats and the CLI live outside this module and
 //! only call into it.
 
+pub mod batch;
 pub mod exhaustive;
 pub mod kernel;
 pub mod leftmost;

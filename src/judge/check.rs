@@ -46,7 +46,7 @@ use std::io::{self, BufRead};
 use crate::core::Variant;
 use crate::ojformat::OjReader;
 
-use super::batch::Batch;
+use crate::core::batch::Batch;
 
 /// The checker's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -76,7 +76,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::core::planted::plant_loss;
 use crate::core::{MAX_PILE, MAX_PILES, RowError, Variant, leftmost};
 
-use super::batch::Batch;
+use crate::core::batch::Batch;
 
 /// A family of test rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

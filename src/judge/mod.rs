@@ -10,6 +10,5 @@
 //! Both only read and write through `BufRead` / `Write`, so the CLI and a
 //! service can drive them alike.
 
-mod batch;
 pub mod check;
 pub mod generate;

@@ -1,7 +1,7 @@
 //! Groups rows into bounded batches for [`solve_batch`], so that many small
 //! cases are solved in parallel while memory stays bounded.
 
-use crate::core::{RowError, Variant, solve_batch};
+use super::{RowError, Variant, solve_batch};
 
 /// A batch is solved once it holds this much work (n² / 2 cell updates)…
 const BATCH_CELLS: u128 = 1 << 28;
@@ -12,7 +12,7 @@ const BATCH_CASES: usize = 4096;
 
 /// Rows waiting to be solved.
 #[derive(Debug, Default)]
-pub(crate) struct Batch {
+pub struct Batch {
     rows: Vec<Vec<u64>>,
     cells: u128,
     piles: usize,
@@ -20,7 +20,7 @@ pub(crate) struct Batch {
 
 impl Batch {
     /// Adds a row.
-    pub(crate) fn push(&mut self, row: Vec<u64>) {
+    pub fn push(&mut self, row: Vec<u64>) {
         let n = row.len();
         self.cells += (n as u128) * (n as u128) / 2;
         self.piles += n;
@@ -28,18 +28,23 @@ impl Batch {
     }
 
     /// Is the batch big enough to be solved now?
-    pub(crate) fn is_full(&self) -> bool {
+    pub fn is_full(&self) -> bool {
         self.cells >= BATCH_CELLS || self.piles >= BATCH_PILES || self.rows.len() >= BATCH_CASES
     }
 
     /// Number of rows waiting.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Is the batch empty?
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
     }
 
     /// Solves every waiting row (in parallel) and empties the batch. The
     /// verdicts are in push order: `true` when the first player wins.
-    pub(crate) fn solve(&mut self, variant: Variant) -> Result<Vec<bool>, RowError> {
+    pub fn solve(&mut self, variant: Variant) -> Result<Vec<bool>, RowError> {
         let verdicts = solve_batch(&self.rows, variant).into_iter().collect();
         self.rows.clear();
         (self.cells, self.piles) = (0, 0);
