@@ -317,7 +317,7 @@ impl<R: BufRead> Checker<R> {
 
     /// Solves the batch and compares its verdicts, unless comparing stopped.
     fn flush(&mut self, batch: &mut Batch, variant: Variant) -> Result<(), Failure> {
-        if self.format_error.is_some() || batch.len() == 0 {
+        if self.format_error.is_some() || batch.is_empty() {
             return Ok(());
         }
         let verdicts = batch
