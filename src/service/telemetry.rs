@@ -1,0 +1,22 @@
+//! Logging: tracing-subscriber with an env-filter (`RUST_LOG` overrides the
+//! configured filter), human-readable or JSON lines on stderr. Every RPC logs
+//! one event (or a span, for Solve streams) with its case counts and timings.
+
+use tracing_subscriber::EnvFilter;
+
+use super::config::{LogConfig, LogFormat};
+
+/// Installs the global subscriber; does nothing if one is already set.
+pub fn init(log: &LogConfig) {
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(&log.filter))
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE);
+    let _ = match log.format {
+        LogFormat::Human => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+}
