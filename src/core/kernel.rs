@@ -305,6 +305,8 @@ impl Default for KernelOptions {
 ///
 /// `cancelled` is polled between block steps; when it returns true the
 /// computation stops early and `None` is returned.
+// The block closure's argument spells out rayon's zipped item type.
+#[allow(clippy::type_complexity)]
 pub fn layer<W: Word>(
     a: &[W],
     last: usize,
