@@ -14,7 +14,7 @@ pub fn init(log: &LogConfig) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE);
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let _ = match log.format {
         LogFormat::Human => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
