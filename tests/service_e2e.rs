@@ -184,10 +184,10 @@ async fn tables_equal_the_core_tables() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_and_reflection_answer() {
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
     use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
     use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
     use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-    use tonic_reflection::pb::v1::ServerReflectionRequest;
 
     let server = common::server(|_| {}).await;
     let client = Client::connect(&server.addr.to_string()).await.unwrap();
@@ -213,6 +213,12 @@ async fn health_and_reflection_answer() {
         panic!("unexpected reflection answer {response:?}");
     };
     let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
-    assert!(names.contains(&"stonegame.v1.StoneGame".to_string()), "{names:?}");
-    assert!(names.contains(&"grpc.health.v1.Health".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"stonegame.v1.StoneGame".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"grpc.health.v1.Health".to_string()),
+        "{names:?}"
+    );
 }

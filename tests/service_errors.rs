@@ -71,7 +71,9 @@ async fn still_serves(client: &mut StoneGameClient<Channel>) {
 
 fn huge_row(n: usize, seed: u64) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..n).map(|_| rng.random_range(1..=1_000_000_000)).collect()
+    (0..n)
+        .map(|_| rng.random_range(1..=1_000_000_000))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -92,7 +94,10 @@ async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
     cases[6].variant = 42;
     let r = solve_once(&mut client, cases).await.unwrap();
     let ids: Vec<&str> = r.results.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids, ["a", "zero", "b", "empty", "huge", "long", "variant", "c"]);
+    assert_eq!(
+        ids,
+        ["a", "zero", "b", "empty", "huge", "long", "variant", "c"]
+    );
     let verdict = |i: usize| {
         assert!(r.results[i].error.is_none(), "{:?}", r.results[i]);
         r.results[i].first_player_wins
@@ -114,7 +119,11 @@ async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
     assert_eq!(e.pile_index, 2);
     let e = err(5);
     assert_eq!(e.code, pb::CaseErrorCode::TooManyPiles as i32);
-    assert!(e.message.contains("101 piles") && e.message.contains("100"), "{}", e.message);
+    assert!(
+        e.message.contains("101 piles") && e.message.contains("100"),
+        "{}",
+        e.message
+    );
     let e = err(6);
     assert_eq!(e.code, pb::CaseErrorCode::UnknownVariant as i32);
     assert_eq!(e.field, "variant");
@@ -136,7 +145,10 @@ async fn limits_breaches_are_clear_statuses() {
     let cases = (0..11).map(|i| case(i.to_string(), vec![1], TWO)).collect();
     let s = solve_once(&mut client, cases).await.unwrap_err();
     assert_eq!(s.code(), Code::ResourceExhausted);
-    assert!(s.message().contains("11 cases") && s.message().contains("10"), "{s:?}");
+    assert!(
+        s.message().contains("11 cases") && s.message().contains("10"),
+        "{s:?}"
+    );
     still_serves(&mut client).await;
 
     // Too many piles for SuggestMove.
@@ -145,7 +157,10 @@ async fn limits_breaches_are_clear_statuses() {
         .await
         .unwrap_err();
     assert_eq!(s.code(), Code::ResourceExhausted);
-    assert!(s.message().contains("piles: the row has 101 piles"), "{s:?}");
+    assert!(
+        s.message().contains("piles: the row has 101 piles"),
+        "{s:?}"
+    );
     still_serves(&mut client).await;
 
     // Message too large (Solve and SuggestMove).
@@ -170,7 +185,10 @@ async fn limits_breaches_are_clear_statuses() {
         .await
         .unwrap_err();
     assert_eq!(s.code(), Code::ResourceExhausted);
-    assert!(s.message().contains("51 piles") && s.message().contains("50"), "{s:?}");
+    assert!(
+        s.message().contains("51 piles") && s.message().contains("50"),
+        "{s:?}"
+    );
     let s = client
         .get_tables(pb::GetTablesRequest {
             piles: vec![1, 0],
@@ -248,7 +266,11 @@ async fn hold_huge_case(
     tx.send(solve_req(vec![case("huge", huge_row(n, 3), TWO)]))
         .await
         .unwrap();
-    let responses = client.solve(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    let responses = client
+        .solve(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
     let metrics = &server.metrics;
     common::eventually("the huge case starts", || get(&metrics.cases_started) >= 1).await;
     (tx, responses)
@@ -356,7 +378,11 @@ async fn concurrent_rpc_limit_refuses_then_recovers() {
     let mut client = common::client(&server).await;
     // An open Solve stream holds the only slot.
     let (tx, rx) = mpsc::channel(1);
-    let mut responses = client.solve(ReceiverStream::new(rx)).await.unwrap().into_inner();
+    let mut responses = client
+        .solve(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
     let s = client
         .suggest_move(suggest_req(vec![1, 2], None))
         .await
@@ -364,7 +390,9 @@ async fn concurrent_rpc_limit_refuses_then_recovers() {
     assert_eq!(s.code(), Code::ResourceExhausted);
     assert!(s.message().contains("too many concurrent RPCs"), "{s:?}");
     // The open stream itself works.
-    tx.send(solve_req(vec![case("a", vec![1, 1], TWO)])).await.unwrap();
+    tx.send(solve_req(vec![case("a", vec![1, 1], TWO)]))
+        .await
+        .unwrap();
     let r = responses.message().await.unwrap().unwrap();
     assert!(!r.results[0].first_player_wins);
     drop(tx);

@@ -53,10 +53,19 @@ fn venv_python() -> PathBuf {
             .unwrap_or_else(|e| panic!("cannot create the venv: {e}"));
     }
     run(Command::new(&python)
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
         .args(PACKAGES))
     .unwrap_or_else(|e| panic!("cannot install the Python packages: {e}"));
-    assert!(ready(), "the Python packages do not import after installing");
+    assert!(
+        ready(),
+        "the Python packages do not import after installing"
+    );
     python
 }
 

@@ -61,7 +61,8 @@ async fn the_binary_serves_and_exits_0_on_sigterm() {
     assert!(status.success(), "exit {status}; log:\n{}", log.join("\n"));
     // JSON logs as configured through the environment.
     assert!(
-        log.iter().any(|l| l.starts_with('{') && l.contains("SuggestMove")),
+        log.iter()
+            .any(|l| l.starts_with('{') && l.contains("SuggestMove")),
         "{log:?}"
     );
     assert!(log.iter().any(|l| l.contains("shutting down")), "{log:?}");
@@ -123,7 +124,9 @@ async fn work_still_running_when_the_grace_ends_is_cancelled() {
     let server = common::server(|c| c.shutdown_grace_ms = 50).await;
     let mut client = common::client(&server).await;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-    let row: Vec<u64> = (0..200_000).map(|_| rng.random_range(1..=1_000_000)).collect();
+    let row: Vec<u64> = (0..200_000)
+        .map(|_| rng.random_range(1..=1_000_000))
+        .collect();
     let (tx, rx) = mpsc::channel(1);
     tx.send(pb::SolveRequest {
         cases: vec![case("huge", row, pb::Variant::TwoEnds)],

@@ -15,7 +15,6 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::client::{Client, ClientError, LoadRpc, loadtest};
 use crate::core::Variant;
-use crate::core::tables::decode;
 use crate::ojformat::{OjError, OjReader};
 use crate::service::convert::{move_from_pb, variant_to_pb};
 use crate::service::pb;
@@ -270,7 +269,9 @@ async fn run_suggest(args: SuggestArgs) -> ExitCode {
     let n = piles.len();
     let result = async {
         let mut client = Client::connect(&args.server.server).await?;
-        client.suggest(piles, variant, args.strength, args.seed).await
+        client
+            .suggest(piles, variant, args.strength, args.seed)
+            .await
     }
     .await;
     match result {
@@ -302,28 +303,24 @@ async fn run_tables(args: TablesArgs) -> ExitCode {
     };
     let result = async {
         let mut client = Client::connect(&args.server.server).await?;
-        client.tables(piles.clone(), args.chunk_rows).await
+        client.tables(piles, args.chunk_rows).await
     }
     .await;
     let codes = match result {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let n = piles.len();
+    let n = codes.n;
     let mut out = io::BufWriter::new(io::stdout().lock());
     let printed = (|| -> io::Result<()> {
         writeln!(out, "# left[i][j] (1-based), row i lists j = i..{n}")?;
         for i in 0..n {
-            let row: Vec<String> = (i..n)
-                .map(|j| decode(codes.left[codes.index(i, j)], piles[j]).to_string())
-                .collect();
+            let row: Vec<String> = (i..n).map(|j| codes.left(i, j).to_string()).collect();
             writeln!(out, "left[{}]: {}", i + 1, row.join(" "))?;
         }
         writeln!(out, "# right[i][j] (1-based), row i lists j = i..{n}")?;
         for i in 0..n {
-            let row: Vec<String> = (i..n)
-                .map(|j| decode(codes.right[codes.index(i, j)], piles[i]).to_string())
-                .collect();
+            let row: Vec<String> = (i..n).map(|j| codes.right(i, j).to_string()).collect();
             writeln!(out, "right[{}]: {}", i + 1, row.join(" "))?;
         }
         out.flush()

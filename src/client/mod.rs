@@ -15,6 +15,7 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::{Status, Streaming};
 
 use crate::core::Variant;
+use crate::core::tables::decode;
 use crate::service::convert::variant_to_pb;
 use crate::service::pb;
 use crate::service::pb::stone_game_client::StoneGameClient;
@@ -149,6 +150,7 @@ impl Client {
         chunk_rows: u32,
     ) -> Result<TableCodes, ClientError> {
         let n = piles.len();
+        let piles_kept = piles.clone();
         let mut stream = self
             .inner
             .get_tables(pb::GetTablesRequest { piles, chunk_rows })
@@ -156,6 +158,7 @@ impl Client {
             .into_inner();
         let mut codes = TableCodes {
             n,
+            piles: piles_kept,
             left: Vec::with_capacity(n * (n + 1) / 2),
             right: Vec::with_capacity(n * (n + 1) / 2),
         };
@@ -174,9 +177,11 @@ impl Client {
                 )));
             }
             for k in 0..entries {
-                let (l, r) = unpack(&chunk.left_codes, k).zip(unpack(&chunk.right_codes, k)).ok_or_else(|| {
-                    ClientError::Protocol("a chunk holds fewer codes than it says".into())
-                })?;
+                let (l, r) = unpack(&chunk.left_codes, k)
+                    .zip(unpack(&chunk.right_codes, k))
+                    .ok_or_else(|| {
+                        ClientError::Protocol("a chunk holds fewer codes than it says".into())
+                    })?;
                 codes.left.push(l);
                 codes.right.push(r);
             }
@@ -192,8 +197,7 @@ impl Client {
 
     /// The serving status of `service` ("" = the whole server).
     pub async fn health(&self, service: &str) -> Result<i32, ClientError> {
-        let mut health =
-            tonic_health::pb::health_client::HealthClient::new(self.channel.clone());
+        let mut health = tonic_health::pb::health_client::HealthClient::new(self.channel.clone());
         let resp = health
             .check(tonic_health::pb::HealthCheckRequest {
                 service: service.to_string(),
@@ -209,6 +213,8 @@ impl Client {
 pub struct TableCodes {
     /// Number of piles.
     pub n: usize,
+    /// The row.
+    pub piles: Vec<u64>,
     /// Codes of `left[i][j]`.
     pub left: Vec<u8>,
     /// Codes of `right[i][j]`.
@@ -220,6 +226,16 @@ impl TableCodes {
     pub fn index(&self, i: usize, j: usize) -> usize {
         // Rows 0..i hold n + (n−1) + … + (n−i+1) entries.
         i * self.n - i * i.saturating_sub(1) / 2 + (j - i)
+    }
+
+    /// The value `left[i][j]` (0-based, i ≤ j < n).
+    pub fn left(&self, i: usize, j: usize) -> u64 {
+        decode(self.left[self.index(i, j)], self.piles[j])
+    }
+
+    /// The value `right[i][j]` (0-based, i ≤ j < n).
+    pub fn right(&self, i: usize, j: usize) -> u64 {
+        decode(self.right[self.index(i, j)], self.piles[i])
     }
 }
 
@@ -269,24 +285,29 @@ pub async fn loadtest(
     }
     let per_client = requests.div_ceil(concurrency as u64);
     let started = Instant::now();
-    let tasks = clients.into_iter().enumerate().map(|(c, mut client)| async move {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(c as u64);
-        let mut latencies = Vec::with_capacity(per_client as usize);
-        for _ in 0..per_client {
-            let row: Vec<u64> = (0..piles.max(1)).map(|_| rng.random_range(1..=1000)).collect();
-            let t = Instant::now();
-            match rpc {
-                LoadRpc::Suggest => {
-                    client.suggest(row, Variant::TwoEnds, None, 0).await?;
+    let tasks = clients
+        .into_iter()
+        .enumerate()
+        .map(|(c, mut client)| async move {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(c as u64);
+            let mut latencies = Vec::with_capacity(per_client as usize);
+            for _ in 0..per_client {
+                let row: Vec<u64> = (0..piles.max(1))
+                    .map(|_| rng.random_range(1..=1000))
+                    .collect();
+                let t = Instant::now();
+                match rpc {
+                    LoadRpc::Suggest => {
+                        client.suggest(row, Variant::TwoEnds, None, 0).await?;
+                    }
+                    LoadRpc::Health => {
+                        client.health("").await?;
+                    }
                 }
-                LoadRpc::Health => {
-                    client.health("").await?;
-                }
+                latencies.push(t.elapsed());
             }
-            latencies.push(t.elapsed());
-        }
-        Ok::<_, ClientError>(latencies)
-    });
+            Ok::<_, ClientError>(latencies)
+        });
     let mut all: Vec<Duration> = Vec::new();
     for r in futures::future::join_all(tasks).await {
         all.extend(r?);

@@ -13,10 +13,10 @@
 
 use std::fmt;
 
+use super::kernel::Width;
 use super::leftmost;
 use super::row::{MAX_PILES, RowError, Variant, validate_row};
 use super::verdict::{default_options, end_values, end_values_with};
-use super::kernel::Width;
 
 /// Which end pile a move takes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

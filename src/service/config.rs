@@ -112,8 +112,8 @@ impl Config {
         overrides: &Overrides,
     ) -> Result<Config, ConfigError> {
         use config::{Environment, File, FileFormat};
-        let mut builder = config::Config::builder()
-            .add_source(File::from_str(DEFAULT_CONFIG, FileFormat::Toml));
+        let mut builder =
+            config::Config::builder().add_source(File::from_str(DEFAULT_CONFIG, FileFormat::Toml));
         if let Some(path) = file {
             builder = builder.add_source(File::from(path).format(FileFormat::Toml));
         }
@@ -149,9 +149,15 @@ impl Config {
                 "limits.max_batches_in_flight_per_stream",
                 self.limits.max_batches_in_flight_per_stream as u64,
             ),
-            ("limits.max_cells_in_flight", self.limits.max_cells_in_flight),
+            (
+                "limits.max_cells_in_flight",
+                self.limits.max_cells_in_flight,
+            ),
             ("limits.max_table_piles", self.limits.max_table_piles as u64),
-            ("limits.max_chunk_rows", u64::from(self.limits.max_chunk_rows)),
+            (
+                "limits.max_chunk_rows",
+                u64::from(self.limits.max_chunk_rows),
+            ),
         ];
         for (key, value) in positive {
             if value == 0 {
@@ -237,8 +243,12 @@ mod tests {
         std::fs::write(&path, "[limits]\nmax_pile = 10\n").unwrap();
         let e = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap_err();
         assert!(e.to_string().contains("max_pile"), "{e}");
-        let e = Config::load(None, env(&[("STONEGAME_LIMITZ__X", "1")]), &Overrides::default())
-            .unwrap_err();
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_LIMITZ__X", "1")]),
+            &Overrides::default(),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("limitz"), "{e}");
     }
 

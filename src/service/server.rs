@@ -268,10 +268,13 @@ async fn start_with_signal(
     config: &Config,
     signal: impl Future<Output = ()> + Send + 'static,
 ) -> Result<RunningServer, ServeError> {
-    let addr: SocketAddr = config.listen.parse().map_err(|source| ServeError::Address {
-        addr: config.listen.clone(),
-        source,
-    })?;
+    let addr: SocketAddr = config
+        .listen
+        .parse()
+        .map_err(|source| ServeError::Address {
+            addr: config.listen.clone(),
+            source,
+        })?;
     let bind_err = |source| ServeError::Bind {
         addr: config.listen.clone(),
         source,
@@ -319,7 +322,9 @@ async fn start_with_signal(
         health
             .set_service_status(SERVICE_NAME, ServingStatus::NotServing)
             .await;
-        health.set_service_status("", ServingStatus::NotServing).await;
+        health
+            .set_service_status("", ServingStatus::NotServing)
+            .await;
         let _ = drain_tx.send(());
         match tokio::time::timeout(grace, &mut server).await {
             Ok(result) => result.map_err(ServeError::from)?,

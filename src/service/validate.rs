@@ -125,8 +125,7 @@ pub fn check_suggest(
     req: &pb::SuggestMoveRequest,
     max_piles: usize,
 ) -> Result<(Variant, f64), RequestError> {
-    let variant =
-        variant_from_pb(req.variant).ok_or(RequestError::UnknownVariant(req.variant))?;
+    let variant = variant_from_pb(req.variant).ok_or(RequestError::UnknownVariant(req.variant))?;
     let strength = req.strength.unwrap_or(1.0);
     if !(0.0..=1.0).contains(&strength) {
         // NaN fails `contains` too.
