@@ -370,6 +370,19 @@ async fn admission_control_refuses_with_a_retry_hint() {
     assert_eq!(s.code(), Code::ResourceExhausted);
     assert!(s.message().contains("split it"), "{s:?}");
     assert!(s.metadata().get("retry-after-ms").is_none());
+
+    // The piles budget (memory held by admitted requests) works the same way.
+    let server = common::server(|c| c.limits.max_piles_in_flight = 50).await;
+    let mut client = common::client(&server).await;
+    let s = solve_once(
+        &mut client,
+        vec![case("x", vec![1; 51], pb::Variant::Leftmost)],
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(s.code(), Code::ResourceExhausted);
+    assert!(s.message().contains("51 piles"), "{s:?}");
+    still_serves(&mut client).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -21,6 +21,8 @@ async fn the_binary_serves_and_exits_0_on_sigterm() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
         .args(["serve", "--listen", "127.0.0.1:0"])
         .env("STONEGAME_LOG__FORMAT", "json")
+        .env("STONEGAME_LOG__FILTER", "stonegame=debug")
+        .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -21,7 +21,7 @@ pub struct ServeArgs {
     /// Address to listen on (default 127.0.0.1:50051; port 0 = any free port).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
-    /// Print the effective configuration as TOML-like text and exit.
+    /// Print the effective configuration (Rust debug form) and exit.
     #[arg(long)]
     pub print_config: bool,
 }

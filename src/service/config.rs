@@ -74,6 +74,8 @@ pub struct Limits {
     pub max_batches_in_flight_per_stream: usize,
     /// Cell updates admitted at once, server-wide.
     pub max_cells_in_flight: u64,
+    /// Piles held by admitted requests, server-wide.
+    pub max_piles_in_flight: u64,
     /// Piles of a `GetTables` row.
     pub max_table_piles: usize,
     /// Default and largest rows per `TablesChunk`.

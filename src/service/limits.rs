@@ -1,10 +1,12 @@
 //! Admission control, concurrency limits, cancellation and deadlines.
 //!
-//! * [`CellBudget`] — the server-wide budget of cell updates in flight (a
-//!   two-ends case of n piles costs n(n−1)/2, a leftmost case n). A request
-//!   that does not fit right now is refused with `RESOURCE_EXHAUSTED`, a
-//!   `retry-after-ms` metadata entry and the same hint in the message; one
-//!   that could never fit is refused without a hint.
+//! * [`Budget`] — a server-wide budget of work in flight: cell updates (a
+//!   two-ends case of n piles costs n(n−1)/2, a leftmost case n; bounds CPU
+//!   time) and piles (bounds the memory held by admitted requests). A
+//!   request that does not fit right now is refused with
+//!   `RESOURCE_EXHAUSTED`, a `retry-after-ms` metadata entry and the same
+//!   hint in the message; one that could never fit is refused without a
+//!   hint.
 //! * [`RpcLimiter`] — at most `max_concurrent_rpcs` RPCs at once.
 //! * [`CancelFlag`] — set when the client goes away, its deadline passes or
 //!   the server's grace period ends; the solvers poll it between blocks of
@@ -51,25 +53,27 @@ pub fn cells_of(n: usize, two_ends: bool) -> u64 {
     }
 }
 
-/// The server-wide budget of cell updates in flight.
+/// A server-wide budget of some unit of work in flight.
 #[derive(Debug)]
-pub struct CellBudget {
+pub struct Budget {
+    /// What is counted, for messages ("cell updates", "piles").
+    unit: &'static str,
     max: u64,
     used: AtomicU64,
-    /// Rough cell updates per millisecond, for the retry hint.
-    cells_per_ms: u64,
+    /// Rough units finished per millisecond, for the retry hint.
+    per_ms: u64,
 }
 
-/// Cells reserved in a [`CellBudget`]; released on drop.
+/// Units reserved in a [`Budget`]; released on drop.
 #[derive(Debug)]
-pub struct CellReservation {
-    budget: Arc<CellBudget>,
-    cells: u64,
+pub struct Reservation {
+    budget: Arc<Budget>,
+    amount: u64,
 }
 
-impl Drop for CellReservation {
+impl Drop for Reservation {
     fn drop(&mut self) {
-        self.budget.used.fetch_sub(self.cells, Ordering::AcqRel);
+        self.budget.used.fetch_sub(self.amount, Ordering::AcqRel);
     }
 }
 
@@ -78,22 +82,27 @@ impl Drop for CellReservation {
 pub enum AdmissionError {
     /// Not now: retry later.
     #[error(
-        "server busy: the request needs {cells} cell updates and {in_flight} of the \
+        "server busy: the request needs {amount} {unit} and {in_flight} of the \
          server's budget of {max} are in flight; retry after {retry_after_ms} ms \
          (RetryInfo retry_delay={retry_after_ms}ms)"
     )]
     Busy {
-        cells: u64,
+        unit: &'static str,
+        amount: u64,
         in_flight: u64,
         max: u64,
         retry_after_ms: u64,
     },
     /// Never: larger than the whole budget.
     #[error(
-        "the request needs {cells} cell updates, more than the server's whole budget \
+        "the request needs {amount} {unit}, more than the server's whole budget \
          of {max}; split it into smaller requests"
     )]
-    TooLarge { cells: u64, max: u64 },
+    TooLarge {
+        unit: &'static str,
+        amount: u64,
+        max: u64,
+    },
 }
 
 impl From<AdmissionError> for Status {
@@ -108,52 +117,66 @@ impl From<AdmissionError> for Status {
     }
 }
 
-impl CellBudget {
-    /// A budget of `max` cells for `workers` CPU threads.
-    pub fn new(max: u64, workers: usize) -> Arc<CellBudget> {
-        Arc::new(CellBudget {
+impl Budget {
+    /// A budget of `max` cell updates for `workers` CPU threads.
+    pub fn cells(max: u64, workers: usize) -> Arc<Budget> {
+        // About 10^6 cell updates per ms per thread (the kernel is several
+        // times faster; the hint errs on the slow side).
+        Budget::new("cell updates", max, 1_000_000 * workers.max(1) as u64)
+    }
+
+    /// A budget of `max` piles held by admitted requests.
+    pub fn piles(max: u64) -> Arc<Budget> {
+        Budget::new("piles", max, 100_000)
+    }
+
+    /// A budget of `max` units, `per_ms` of which finish per millisecond.
+    pub fn new(unit: &'static str, max: u64, per_ms: u64) -> Arc<Budget> {
+        Arc::new(Budget {
+            unit,
             max,
             used: AtomicU64::new(0),
-            // About 10^6 cell updates per ms per thread (measured kernel
-            // speed is several times that; the hint errs on the slow side).
-            cells_per_ms: 1_000_000 * workers.max(1) as u64,
+            per_ms: per_ms.max(1),
         })
     }
 
-    /// Cells in flight now.
+    /// Units in flight now.
     pub fn in_flight(&self) -> u64 {
         self.used.load(Ordering::Acquire)
     }
 
-    /// Reserves `cells`, or says why not.
-    pub fn try_reserve(self: &Arc<Self>, cells: u64) -> Result<CellReservation, AdmissionError> {
-        if cells > self.max {
+    /// Reserves `amount`, or says why not.
+    pub fn try_reserve(self: &Arc<Self>, amount: u64) -> Result<Reservation, AdmissionError> {
+        let unit = self.unit;
+        if amount > self.max {
             return Err(AdmissionError::TooLarge {
-                cells,
+                unit,
+                amount,
                 max: self.max,
             });
         }
         let mut used = self.used.load(Ordering::Acquire);
         loop {
-            if used.saturating_add(cells) > self.max {
-                let excess = used.saturating_add(cells) - self.max;
+            if used.saturating_add(amount) > self.max {
+                let excess = used.saturating_add(amount) - self.max;
                 return Err(AdmissionError::Busy {
-                    cells,
+                    unit,
+                    amount,
                     in_flight: used,
                     max: self.max,
-                    retry_after_ms: (excess / self.cells_per_ms).clamp(50, 60_000),
+                    retry_after_ms: (excess / self.per_ms).clamp(50, 60_000),
                 });
             }
             match self.used.compare_exchange_weak(
                 used,
-                used + cells,
+                used + amount,
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    return Ok(CellReservation {
+                    return Ok(Reservation {
                         budget: Arc::clone(self),
-                        cells,
+                        amount,
                     });
                 }
                 Err(now) => used = now,
@@ -270,7 +293,7 @@ mod tests {
 
     #[test]
     fn budget_admits_and_releases() {
-        let b = CellBudget::new(100, 1);
+        let b = Budget::cells(100, 1);
         let r1 = b.try_reserve(60).unwrap();
         match b.try_reserve(50).unwrap_err() {
             AdmissionError::Busy { in_flight, .. } => assert_eq!(in_flight, 60),

@@ -25,7 +25,7 @@ use tonic::{Request, Response, Status, Streaming};
 use tonic_health::ServingStatus;
 
 use super::config::{Config, Limits};
-use super::limits::{CancelFlag, CellBudget, Metrics, RpcLimiter};
+use super::limits::{Budget, CancelFlag, Metrics, Reservation, RpcLimiter};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 
@@ -68,8 +68,10 @@ pub struct State {
     pub limits: Limits,
     /// The CPU pool all solving runs on.
     pub pool: rayon::ThreadPool,
-    /// Cell updates in flight.
-    pub budget: Arc<CellBudget>,
+    /// Cell updates in flight (CPU).
+    pub budget: Arc<Budget>,
+    /// Piles held by admitted requests (memory).
+    pub piles_budget: Arc<Budget>,
     /// Concurrent RPCs.
     pub rpcs: RpcLimiter,
     /// Counters.
@@ -92,10 +94,29 @@ impl State {
         Ok(State {
             limits: config.limits.clone(),
             pool,
-            budget: CellBudget::new(config.limits.max_cells_in_flight, workers),
+            budget: Budget::cells(config.limits.max_cells_in_flight, workers),
+            piles_budget: Budget::piles(config.limits.max_piles_in_flight),
             rpcs: RpcLimiter::new(config.limits.max_concurrent_rpcs),
             metrics: Arc::new(Metrics::default()),
             cancel_all: CancelFlag::new(),
+        })
+    }
+
+    /// Admits a request of `cells` cell updates over `piles` piles, or
+    /// refuses it with RESOURCE_EXHAUSTED (see [`super::limits`]). The
+    /// reservations are released when dropped.
+    pub fn admit_work(&self, cells: u64, piles: u64) -> Result<[Reservation; 2], Status> {
+        let reserve = || {
+            Ok([
+                self.budget.try_reserve(cells)?,
+                self.piles_budget.try_reserve(piles)?,
+            ])
+        };
+        reserve().map_err(|e: super::limits::AdmissionError| {
+            self.metrics
+                .admissions_refused
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            e.into()
         })
     }
 

@@ -142,12 +142,8 @@ async fn solve_request(
             Some(cells_of(case.piles.len(), *variant == Variant::TwoEnds))
         })
         .fold(0u64, u64::saturating_add);
-    let reservation = state.budget.try_reserve(cells).inspect_err(|_| {
-        state
-            .metrics
-            .admissions_refused
-            .fetch_add(1, Ordering::Relaxed);
-    })?;
+    let piles = request.cases.iter().map(|c| c.piles.len() as u64).sum();
+    let reservation = state.admit_work(cells, piles)?;
     let metrics = Arc::clone(&state.metrics);
     let (stream_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
     let results = state

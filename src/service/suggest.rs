@@ -8,7 +8,6 @@
 //! so the same request gives the same move.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -33,15 +32,7 @@ pub async fn suggest_move(
     let req = request.into_inner();
     let (variant, strength) = check_suggest(&req, state.limits.max_piles)?;
     let n = req.piles.len();
-    let reservation = state
-        .budget
-        .try_reserve(cells_of(n, variant == Variant::TwoEnds))
-        .inspect_err(|_| {
-            state
-                .metrics
-                .admissions_refused
-                .fetch_add(1, Ordering::Relaxed);
-        })?;
+    let reservation = state.admit_work(cells_of(n, variant == Variant::TwoEnds), n as u64)?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the work on the pool.
     let cancel = CancelFlag::new();

@@ -7,7 +7,6 @@
 //! `RESOURCE_EXHAUSTED`.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use tonic::{Request, Response, Status};
@@ -34,15 +33,7 @@ pub async fn get_tables(
         0 => max_rows,
         r => r.min(max_rows),
     } as usize;
-    let reservation = state
-        .budget
-        .try_reserve(cells_of(n, true))
-        .inspect_err(|_| {
-            state
-                .metrics
-                .admissions_refused
-                .fetch_add(1, Ordering::Relaxed);
-        })?;
+    let reservation = state.admit_work(cells_of(n, true), n as u64)?;
     let chunks = state
         .run_cpu(move || {
             let _reservation = reservation;
