@@ -1,8 +1,8 @@
 //! `Solve`: a bidirectional stream of batches of cases.
 //!
-//! One driver task per stream reads requests, and for each one validates
-//! its cases, reserves its cell updates in the server-wide budget and hands
-//! it to the rayon pool. Up to `max_batches_in_flight_per_stream` batches
+//! One driver task per stream reads requests, and for each one reserves its
+//! cell updates and piles in the server-wide budgets and hands it to the
+//! rayon pool, where its cases are validated and solved. Up to `max_batches_in_flight_per_stream` batches
 //! are solved at once (`StreamExt::buffered`, which also keeps request
 //! order); beyond that the driver stops reading, so a fast client meets
 //! HTTP/2 flow control instead of filling the server's memory.
@@ -26,6 +26,7 @@ use tracing::Instrument;
 use crate::core::Variant;
 use crate::core::moves::analyze_cancellable;
 
+use super::convert::variant_from_pb;
 use super::limits::{CancelFlag, cells_of, grpc_timeout};
 use super::pb;
 use super::server::{BoxStream, State};
@@ -128,18 +129,16 @@ async fn solve_request(
 ) -> Result<pb::SolveResponse, Status> {
     check_batch(&request, state.limits.max_cases_per_batch)?;
     let max_piles = state.limits.max_piles;
-    let checked: Vec<Result<Variant, pb::CaseError>> = request
-        .cases
-        .iter()
-        .map(|case| check_case(case, max_piles))
-        .collect();
+    // Admission needs only lengths and variants (O(cases) here); the piles
+    // themselves are validated on the pool. Cases too long to be solved cost
+    // nothing.
     let cells = request
         .cases
         .iter()
-        .zip(&checked)
-        .filter_map(|(case, check)| {
-            let variant = check.as_ref().ok()?;
-            Some(cells_of(case.piles.len(), *variant == Variant::TwoEnds))
+        .filter(|case| case.piles.len() <= max_piles)
+        .map(|case| {
+            let two_ends = variant_from_pb(case.variant) != Some(Variant::Leftmost);
+            cells_of(case.piles.len(), two_ends)
         })
         .fold(0u64, u64::saturating_add);
     let piles = request.cases.iter().map(|c| c.piles.len() as u64).sum();
@@ -153,10 +152,9 @@ async fn solve_request(
             request
                 .cases
                 .into_par_iter()
-                .zip(checked)
                 .with_max_len(1)
-                .map(|(case, check)| {
-                    let variant = match check {
+                .map(|case| {
+                    let variant = match check_case(&case, max_piles) {
                         Ok(v) => v,
                         Err(error) => {
                             return Some(pb::CaseResult {
