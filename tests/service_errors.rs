@@ -302,8 +302,8 @@ async fn cancelling_a_stream_stops_its_huge_case() {
     assert_eq!(server.state.budget.in_flight(), 0);
     let mut client = common::client(&server).await;
     still_serves(&mut client).await;
-    // Only still_serves's small Solve case ran to the end.
-    assert_eq!(get(&metrics.cases_completed), 1);
+    // Only still_serves's two small rows (Solve, SuggestMove) ran to the end.
+    assert_eq!(get(&metrics.cases_completed), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -326,6 +326,26 @@ async fn a_passed_deadline_stops_the_work() {
     .await;
     assert_eq!(get(&metrics.cases_completed), 0);
     drop(tx);
+    still_serves(&mut client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_passed_deadline_stops_suggest_move() {
+    let server = common::server(|_| {}).await;
+    let mut client = common::client(&server).await;
+    let mut req = tonic::Request::new(suggest_req(huge_row(200_000, 8), None));
+    req.set_timeout(Duration::from_millis(300));
+    let s = client.suggest_move(req).await.unwrap_err();
+    assert!(
+        matches!(s.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{s:?}"
+    );
+    let metrics = &server.metrics;
+    common::eventually("the huge row is cancelled", || {
+        get(&metrics.cases_cancelled) == 1
+    })
+    .await;
+    assert_eq!(get(&metrics.cases_completed), 0);
     still_serves(&mut client).await;
 }
 

@@ -24,7 +24,7 @@ use tonic::metadata::{MetadataMap, MetadataValue};
 /// Counters of the work the server did; shared, lock-free.
 #[derive(Debug, Default)]
 pub struct Metrics {
-    /// Cases whose solving started.
+    /// Cases (Solve cases and SuggestMove rows) whose solving started.
     pub cases_started: AtomicU64,
     /// Cases solved to the end.
     pub cases_completed: AtomicU64,
@@ -40,6 +40,19 @@ impl Metrics {
     /// Reads a counter.
     pub fn get(counter: &AtomicU64) -> u64 {
         counter.load(Ordering::Relaxed)
+    }
+
+    /// Runs the solving of one case (Solve or SuggestMove), counting it as
+    /// started, then completed (`Some`) or cancelled (`None`).
+    pub fn count_case<T>(&self, solve: impl FnOnce() -> Option<T>) -> Option<T> {
+        self.cases_started.fetch_add(1, Ordering::Relaxed);
+        let result = solve();
+        let counter = match result {
+            Some(_) => &self.cases_completed,
+            None => &self.cases_cancelled,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        result
     }
 }
 

@@ -13,7 +13,6 @@
 //! or when the server's shutdown grace ends.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use futures::StreamExt;
@@ -167,22 +166,14 @@ async fn solve_request(
                     if cancelled() {
                         return None;
                     }
-                    metrics.cases_started.fetch_add(1, Ordering::Relaxed);
-                    match analyze_cancellable(&case.piles, variant, &cancelled) {
-                        Some(a) => {
-                            metrics.cases_completed.fetch_add(1, Ordering::Relaxed);
-                            Some(pb::CaseResult {
-                                id: case.id,
-                                first_player_wins: a.first_player_wins,
-                                best_move: Some(a.best_move.into()),
-                                error: None,
-                            })
-                        }
-                        None => {
-                            metrics.cases_cancelled.fetch_add(1, Ordering::Relaxed);
-                            None
-                        }
-                    }
+                    let analysis = metrics
+                        .count_case(|| analyze_cancellable(&case.piles, variant, &cancelled))?;
+                    Some(pb::CaseResult {
+                        id: case.id,
+                        first_player_wins: analysis.first_player_wins,
+                        best_move: Some(analysis.best_move.into()),
+                        error: None,
+                    })
                 })
                 .collect::<Option<Vec<_>>>()
         })

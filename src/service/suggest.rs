@@ -38,12 +38,14 @@ pub async fn suggest_move(
     let cancel = CancelFlag::new();
     let _guard = cancel.guard();
     let server_cancel = state.cancel_all.clone();
+    let metrics = Arc::clone(&state.metrics);
     let seed = req.seed;
     let response = state
         .run_cpu(move || {
             let _reservation = reservation;
             let cancelled = || cancel.is_cancelled() || server_cancel.is_cancelled();
-            let analysis = analyze_cancellable(&req.piles, variant, &cancelled)?;
+            let analysis =
+                metrics.count_case(|| analyze_cancellable(&req.piles, variant, &cancelled))?;
             Some(respond(&req.piles, variant, strength, seed, analysis))
         })
         .await?
