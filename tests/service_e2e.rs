@@ -101,6 +101,35 @@ async fn several_streams_at_once_keep_their_own_order() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_of_a_stream_run_in_parallel_but_bounded() {
+    let server = common::server(|c| c.limits.max_batches_in_flight_per_stream = 2).await;
+    let mut client = Client::connect(&server.addr.to_string()).await.unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    // A slow first batch, then many quick ones, all sent at once without
+    // waiting for answers: the server holds at most 2 of them at a time.
+    let mut rows: Vec<Vec<u64>> = vec![(0..30_000).map(|_| rng.random_range(1..=1000)).collect()];
+    rows.extend((0..60).map(|_| (0..500).map(|_| rng.random_range(1..=1000)).collect()));
+    let sent = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| case(i.to_string(), r.clone(), pb::Variant::TwoEnds))
+        .collect();
+    let results = client.solve(sent, 1).await.unwrap();
+    for (i, (row, got)) in rows.iter().zip(&results).enumerate() {
+        assert_eq!(got.id, i.to_string());
+        assert_eq!(
+            got.first_player_wins,
+            first_player_wins(row, Variant::TwoEnds).unwrap()
+        );
+    }
+    let peak = server
+        .metrics
+        .batches_in_flight_peak
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(peak, 2, "batches in flight at once");
+}
+
 fn moves(ms: &[pb::Move]) -> HashSet<Move> {
     ms.iter().map(|m| move_from_pb(m).unwrap()).collect()
 }

@@ -34,6 +34,31 @@ pub struct Metrics {
     pub admissions_refused: AtomicU64,
     /// RPCs refused by the concurrency limit.
     pub rpcs_refused: AtomicU64,
+    /// Solve batches admitted and not yet answered, over all streams.
+    pub batches_in_flight: AtomicU64,
+    /// The largest `batches_in_flight` seen.
+    pub batches_in_flight_peak: AtomicU64,
+}
+
+/// Counts one Solve batch in flight while it lives.
+#[derive(Debug)]
+pub struct BatchInFlight(Arc<Metrics>);
+
+impl BatchInFlight {
+    /// Starts counting a batch.
+    pub fn new(metrics: &Arc<Metrics>) -> BatchInFlight {
+        let now = metrics.batches_in_flight.fetch_add(1, Ordering::AcqRel) + 1;
+        metrics
+            .batches_in_flight_peak
+            .fetch_max(now, Ordering::AcqRel);
+        BatchInFlight(Arc::clone(metrics))
+    }
+}
+
+impl Drop for BatchInFlight {
+    fn drop(&mut self) {
+        self.0.batches_in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Metrics {

@@ -26,7 +26,7 @@ use crate::core::Variant;
 use crate::core::moves::analyze_cancellable;
 
 use super::convert::variant_from_pb;
-use super::limits::{CancelFlag, cells_of, grpc_timeout};
+use super::limits::{BatchInFlight, CancelFlag, cells_of, grpc_timeout};
 use super::pb;
 use super::server::{BoxStream, State};
 use super::validate::{check_batch, check_case};
@@ -126,6 +126,7 @@ async fn solve_request(
     request: pb::SolveRequest,
     cancel: &CancelFlag,
 ) -> Result<pb::SolveResponse, Status> {
+    let _in_flight = BatchInFlight::new(&state.metrics);
     check_batch(&request, state.limits.max_cases_per_batch)?;
     let max_piles = state.limits.max_piles;
     // Admission needs only lengths and variants (O(cases) here); the piles
