@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use futures::{Stream, StreamExt};
+use futures::Stream;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Status, Streaming};
 
@@ -325,16 +325,4 @@ pub async fn loadtest(
         p50: pct(0.50),
         p99: pct(0.99),
     })
-}
-
-/// Consumes a stream of batches' results into one vector (helper for
-/// callers of [`Client::solve_stream`]).
-pub async fn collect_results(
-    mut responses: impl Stream<Item = Result<pb::SolveResponse, Status>> + Unpin,
-) -> Result<Vec<pb::CaseResult>, ClientError> {
-    let mut out = Vec::new();
-    while let Some(r) = responses.next().await {
-        out.extend(r?.results);
-    }
-    Ok(out)
 }

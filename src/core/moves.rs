@@ -13,10 +13,9 @@
 
 use std::fmt;
 
-use super::kernel::Width;
 use super::leftmost;
 use super::row::{MAX_PILES, RowError, Variant, validate_row};
-use super::verdict::{default_options, end_values, end_values_with};
+use super::verdict::{end_values, end_values_cancellable};
 
 /// Which end pile a move takes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -158,13 +157,7 @@ pub fn analyze_cancellable(
 ) -> Option<Analysis> {
     let winning_moves = match variant {
         Variant::TwoEnds if piles.len() >= 2 => {
-            let max = piles.iter().copied().max().unwrap_or(0);
-            let ends = end_values_with(
-                piles,
-                Width::for_max_pile(max),
-                default_options(piles.len()),
-                cancelled,
-            )?;
+            let ends = end_values_cancellable(piles, cancelled)?;
             two_ends_winning_moves(piles, ends.left_of_tail, ends.right_of_head)
         }
         _ => winning_moves_unchecked(piles, variant),

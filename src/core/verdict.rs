@@ -67,15 +67,23 @@ pub fn end_values(piles: &[u64]) -> Result<EndValues, RowError> {
     if piles.len() < 2 {
         return Err(RowError::Empty);
     }
-    let max = piles.iter().copied().max().unwrap_or(0);
     let never = || false;
-    Ok(end_values_with(
+    Ok(end_values_cancellable(piles, &never).expect("never cancelled"))
+}
+
+/// [`EndValues`] of a valid row of at least two piles with the narrowest
+/// word width and the default options; `None` if `cancelled` returned true.
+pub fn end_values_cancellable(
+    piles: &[u64],
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<EndValues> {
+    let max = piles.iter().copied().max().unwrap_or(0);
+    end_values_with(
         piles,
         Width::for_max_pile(max),
         default_options(piles.len()),
-        &never,
+        cancelled,
     )
-    .expect("never cancelled"))
 }
 
 /// Decides a validated row with a cancellation check; `None` if cancelled.
@@ -90,13 +98,7 @@ pub fn first_player_wins_cancellable(
             if piles.len() == 1 {
                 return Some(true);
             }
-            let max = piles.iter().copied().max().unwrap_or(0);
-            let ends = end_values_with(
-                piles,
-                Width::for_max_pile(max),
-                default_options(piles.len()),
-                cancelled,
-            )?;
+            let ends = end_values_cancellable(piles, cancelled)?;
             Some(piles[0] != ends.left_of_tail)
         }
     }
