@@ -251,3 +251,71 @@ async fn health_and_reflection_answer() {
         "{names:?}"
     );
 }
+
+/// Runs the built binary with `args` on `input`; (exit code, stdout, stderr).
+fn run_cli(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_solve_prints_what_offline_solve_prints() {
+    let server = common::server(|_| {}).await;
+    let url = format!("http://{}", server.addr);
+    let mut good = String::from("40\n");
+    for (row, _) in cases(40, 21) {
+        let text: Vec<String> = row.iter().map(u64::to_string).collect();
+        good += &format!("{}\n{}\n", row.len(), text.join(" "));
+    }
+    let inputs = [
+        good.as_str(),
+        "1\n4\n3 1 9 4\n",
+        "3\n4\n3 1 9 4\n2\n5 3\n3\n1 x 2\n",
+        "2\n2\n1 0\n",
+        "0\n",
+        "1\n2\n1 2 3\n",
+        "",
+    ];
+    for input in inputs {
+        for variant in ["two-ends", "leftmost"] {
+            let offline = run_cli(&["solve", "--variant", variant], input);
+            let remote = tokio::task::spawn_blocking({
+                let (url, input) = (url.clone(), input.to_string());
+                move || {
+                    run_cli(
+                        &[
+                            "client",
+                            "solve",
+                            "--server",
+                            &url,
+                            "--variant",
+                            variant,
+                            "--batch-size",
+                            "3",
+                        ],
+                        &input,
+                    )
+                }
+            })
+            .await
+            .unwrap();
+            assert_eq!(remote, offline, "input {input:?} ({variant})");
+        }
+    }
+}

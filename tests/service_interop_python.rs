@@ -48,20 +48,25 @@ fn venv_python() -> PathBuf {
     if ready() {
         return python;
     }
-    if !python.exists() {
-        run(Command::new("python3").args(["-m", "venv"]).arg(&venv))
-            .unwrap_or_else(|e| panic!("cannot create the venv: {e}"));
-    }
-    run(Command::new(&python)
-        .args([
+    let install = || {
+        if !python.exists() {
+            run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        }
+        let pip = [
             "-m",
             "pip",
             "install",
             "--quiet",
             "--disable-pip-version-check",
-        ])
-        .args(PACKAGES))
-    .unwrap_or_else(|e| panic!("cannot install the Python packages: {e}"));
+        ];
+        run(Command::new(&python).args(pip).args(PACKAGES))
+    };
+    if let Err(first) = install() {
+        // A venv left broken (interrupted install, newer python3): start over.
+        eprintln!("recreating the venv after: {first}");
+        let _ = std::fs::remove_dir_all(&venv);
+        install().unwrap_or_else(|e| panic!("cannot set up the Python venv: {e}"));
+    }
     assert!(
         ready(),
         "the Python packages do not import after installing"
