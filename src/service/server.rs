@@ -23,6 +23,7 @@ use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status, Streaming};
 use tonic_health::ServingStatus;
+use tracing::Instrument;
 
 use super::config::{Config, Limits};
 use super::limits::{Budget, CancelFlag, Metrics, Reservation, RpcLimiter};
@@ -172,14 +173,20 @@ impl StoneGame for StoneGameService {
         &self,
         request: Request<pb::GetTablesRequest>,
     ) -> Result<Response<Self::GetTablesStream>, Status> {
-        super::tables::get_tables(&self.state, request).await
+        let span = tracing::info_span!("GetTables", piles = request.get_ref().piles.len());
+        super::tables::get_tables(&self.state, request)
+            .instrument(span)
+            .await
     }
 
     async fn suggest_move(
         &self,
         request: Request<pb::SuggestMoveRequest>,
     ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
-        super::suggest::suggest_move(&self.state, request).await
+        let span = tracing::debug_span!("SuggestMove", piles = request.get_ref().piles.len());
+        super::suggest::suggest_move(&self.state, request)
+            .instrument(span)
+            .await
     }
 
     async fn check(

@@ -1,8 +1,8 @@
 //! Logging: tracing-subscriber with an env-filter (`RUST_LOG` overrides the
-//! configured filter), human-readable or JSON lines on stderr. Solve streams
-//! run in an info span recording batches, cases, elapsed time and outcome;
-//! GetTables logs one info event, SuggestMove one debug event (it is the
-//! high-QPS call), each with sizes and timings.
+//! configured filter), human-readable or JSON lines on stderr. Every RPC runs
+//! in a span: `Solve` (info; records batches, cases, elapsed time and
+//! outcome), `GetTables` (info) and `SuggestMove` (debug: it is the high-QPS
+//! call), each ending with an event carrying sizes and timings.
 
 use tracing_subscriber::EnvFilter;
 
