@@ -1,15 +1,363 @@
-//! `stonegame client …` (being written).
+//! `stonegame client …`: talks to a running service.
+//!
+//! * `solve` — OJ-format input judged remotely, with the same output, error
+//!   messages and exit codes as the offline `stonegame solve`;
+//! * `suggest` — SuggestMove on one position;
+//! * `tables` — the `left` / `right` tables of a row;
+//! * `loadtest` — QPS and latency of SuggestMove (or health) under load.
 
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::client::{Client, ClientError, LoadRpc, loadtest};
+use crate::core::Variant;
+use crate::ojformat::{OjError, OjReader};
+use crate::service::convert::{move_from_pb, variant_to_pb};
+use crate::service::pb;
+
+use super::suggest::parse_pile;
+use super::{VariantArg, fail, open_input};
 
 /// Client subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum ClientCommand {
-    /// Not yet.
-    Solve,
+    /// Judge OJ-format input on the server: one 0/1 line per case.
+    Solve(SolveArgs),
+    /// The verdict, winning moves and the bot's move of one position.
+    Suggest(SuggestArgs),
+    /// The `left` / `right` tables of a row.
+    Tables(TablesArgs),
+    /// Measure QPS and latency of SuggestMove (or health) under load.
+    Loadtest(LoadtestArgs),
+}
+
+/// The server to talk to.
+#[derive(Debug, clap::Args)]
+pub struct ServerArg {
+    /// The server's URL, e.g. http://127.0.0.1:50051.
+    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    pub server: String,
+}
+
+/// Arguments of `client solve`.
+#[derive(Debug, clap::Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// Which game is played.
+    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
+    pub variant: VariantArg,
+    /// Cases per request.
+    #[arg(long, default_value_t = 64)]
+    pub batch_size: usize,
+    /// Requests sent ahead of the answers.
+    #[arg(long, default_value_t = 4)]
+    pub in_flight: usize,
+    /// OJ-format input; standard input when absent or `-`.
+    pub file: Option<PathBuf>,
+}
+
+/// Arguments of `client suggest`.
+#[derive(Debug, clap::Args)]
+pub struct SuggestArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// Which game is played.
+    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
+    pub variant: VariantArg,
+    /// The bot's strength in [0, 1] (default 1: perfect play).
+    #[arg(long)]
+    pub strength: Option<f64>,
+    /// Seed of the bot's random choices.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The pile sizes, left to right.
+    #[arg(required = true, allow_hyphen_values = true, value_name = "PILE")]
+    pub piles: Vec<String>,
+}
+
+/// Arguments of `client tables`.
+#[derive(Debug, clap::Args)]
+pub struct TablesArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// Rows per chunk (0: the server's choice).
+    #[arg(long, default_value_t = 0)]
+    pub chunk_rows: u32,
+    /// The pile sizes, left to right.
+    #[arg(required = true, allow_hyphen_values = true, value_name = "PILE")]
+    pub piles: Vec<String>,
+}
+
+/// Which RPC `client loadtest` sends.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum LoadRpcArg {
+    /// SuggestMove on random rows.
+    Suggest,
+    /// grpc.health.v1 Check (the floor).
+    Health,
+}
+
+/// Arguments of `client loadtest`.
+#[derive(Debug, clap::Args)]
+pub struct LoadtestArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// The RPC to send.
+    #[arg(long, value_enum, default_value = "suggest")]
+    pub rpc: LoadRpcArg,
+    /// Concurrent clients (one connection each).
+    #[arg(long, default_value_t = 32)]
+    pub concurrency: usize,
+    /// Total requests.
+    #[arg(long, default_value_t = 20_000)]
+    pub requests: u64,
+    /// Piles per SuggestMove row.
+    #[arg(long, default_value_t = 100)]
+    pub piles: usize,
 }
 
 /// Runs the command.
-pub fn run(_cmd: ClientCommand) -> ExitCode {
-    super::fail("`client` is not available yet")
+pub fn run(cmd: ClientCommand) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(format!("cannot start the async runtime: {e}")),
+    };
+    match cmd {
+        ClientCommand::Solve(args) => run_solve(&runtime, args),
+        ClientCommand::Suggest(args) => runtime.block_on(run_suggest(args)),
+        ClientCommand::Tables(args) => runtime.block_on(run_tables(args)),
+        ClientCommand::Loadtest(args) => runtime.block_on(run_loadtest(args)),
+    }
+}
+
+fn parse_piles(texts: &[String]) -> Result<Vec<u64>, String> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| parse_pile(i + 1, t))
+        .collect()
+}
+
+/// At most this many piles go into one request (about 5 MB on the wire).
+const BATCH_PILES: usize = 1 << 19;
+
+/// Why a remote solve stopped.
+#[derive(Debug, thiserror::Error)]
+enum RemoteSolveError {
+    #[error(transparent)]
+    Input(#[from] OjError),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error("case {case}: the server refused it: {message}")]
+    Case { case: u64, message: String },
+    #[error("cannot write the verdicts: {0}")]
+    Output(#[from] io::Error),
+}
+
+fn run_solve(runtime: &tokio::runtime::Runtime, args: SolveArgs) -> ExitCode {
+    let input = match open_input(args.file.as_deref()) {
+        Ok(i) => i,
+        Err(e) => {
+            let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
+            return fail(format!("cannot open {name}: {e}"));
+        }
+    };
+    match solve_remote(runtime, input, &args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(RemoteSolveError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// Reads OJ input on this thread, streams batches to the server from the
+/// runtime and writes verdicts in order. On an input error every case
+/// before it is written first, as offline.
+fn solve_remote(
+    runtime: &tokio::runtime::Runtime,
+    input: Box<dyn io::BufRead>,
+    args: &SolveArgs,
+) -> Result<(), RemoteSolveError> {
+    let mut reader = OjReader::new(input)?;
+    let mut client = runtime.block_on(Client::connect(&args.server.server))?;
+    let (tx, rx) = mpsc::channel::<pb::SolveRequest>(args.in_flight.max(1));
+    let answers = runtime.spawn(async move {
+        let mut responses = client.solve_stream(ReceiverStream::new(rx)).await?;
+        let mut out = io::BufWriter::new(io::stdout());
+        let mut case = 0u64;
+        while let Some(response) = responses.message().await.map_err(ClientError::from)? {
+            for result in response.results {
+                case += 1;
+                if let Some(error) = result.error {
+                    out.flush()?;
+                    return Err(RemoteSolveError::Case {
+                        case,
+                        message: error.message,
+                    });
+                }
+                out.write_all(if result.first_player_wins {
+                    b"1\n"
+                } else {
+                    b"0\n"
+                })?;
+            }
+            out.flush()?;
+        }
+        Ok(())
+    });
+    let variant = variant_to_pb(args.variant.into()) as i32;
+    let batch_size = args.batch_size.max(1);
+    let mut batch = Vec::new();
+    let mut piles = 0;
+    let mut failure = None;
+    loop {
+        let next = reader.next_case();
+        let done = !matches!(next, Some(Ok(_)));
+        match next {
+            Some(Ok(case)) => {
+                piles += case.piles.len();
+                batch.push(pb::Case {
+                    id: case.number.to_string(),
+                    piles: case.piles,
+                    variant,
+                });
+            }
+            Some(Err(e)) => failure = Some(e),
+            None => {}
+        }
+        if !batch.is_empty() && (done || batch.len() >= batch_size || piles >= BATCH_PILES) {
+            let cases = std::mem::take(&mut batch);
+            piles = 0;
+            if tx.blocking_send(pb::SolveRequest { cases }).is_err() {
+                // The answering side stopped: its error is the one to report.
+                break;
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    drop(tx);
+    match runtime.block_on(answers) {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(e),
+        Err(e) => {
+            return Err(ClientError::Protocol(format!("the answering task failed: {e}")).into());
+        }
+    }
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+async fn run_suggest(args: SuggestArgs) -> ExitCode {
+    let piles = match parse_piles(&args.piles) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let variant: Variant = args.variant.into();
+    let n = piles.len();
+    let result = async {
+        let mut client = Client::connect(&args.server.server).await?;
+        client
+            .suggest(piles, variant, args.strength, args.seed)
+            .await
+    }
+    .await;
+    match result {
+        Ok(r) => {
+            println!("variant: {variant}");
+            println!("piles: {n}");
+            if r.mover_wins {
+                println!("verdict: 1 (the player to move wins)");
+            } else {
+                println!("verdict: 0 (the player to move loses against perfect play)");
+            }
+            for m in r.winning_moves.iter().filter_map(move_from_pb) {
+                println!("winning move: {m}");
+            }
+            if let Some(m) = r.chosen.as_ref().and_then(move_from_pb) {
+                println!("chosen move: {m}");
+            }
+            println!("explanation: {}", r.explanation);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+async fn run_tables(args: TablesArgs) -> ExitCode {
+    let piles = match parse_piles(&args.piles) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let result = async {
+        let mut client = Client::connect(&args.server.server).await?;
+        client.tables(piles, args.chunk_rows).await
+    }
+    .await;
+    let codes = match result {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let n = codes.n;
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let printed = (|| -> io::Result<()> {
+        writeln!(out, "# left[i][j] (1-based), row i lists j = i..{n}")?;
+        for i in 0..n {
+            let row: Vec<String> = (i..n).map(|j| codes.left(i, j).to_string()).collect();
+            writeln!(out, "left[{}]: {}", i + 1, row.join(" "))?;
+        }
+        writeln!(out, "# right[i][j] (1-based), row i lists j = i..{n}")?;
+        for i in 0..n {
+            let row: Vec<String> = (i..n).map(|j| codes.right(i, j).to_string()).collect();
+            writeln!(out, "right[{}]: {}", i + 1, row.join(" "))?;
+        }
+        out.flush()
+    })();
+    match printed {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(format!("cannot write the tables: {e}")),
+    }
+}
+
+async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
+    let rpc = match args.rpc {
+        LoadRpcArg::Suggest => LoadRpc::Suggest,
+        LoadRpcArg::Health => LoadRpc::Health,
+    };
+    match loadtest(
+        &args.server.server,
+        rpc,
+        args.concurrency,
+        args.requests,
+        args.piles,
+    )
+    .await
+    {
+        Ok(r) => {
+            println!(
+                "{:?}: {} requests, {} concurrent, {:.0} QPS, p50 {:.3} ms, p99 {:.3} ms",
+                args.rpc,
+                r.requests,
+                args.concurrency,
+                r.qps(),
+                r.p50.as_secs_f64() * 1e3,
+                r.p99.as_secs_f64() * 1e3
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
 }

@@ -1,12 +1,55 @@
-//! `stonegame serve` (being written).
+//! `stonegame serve`: runs the gRPC service until SIGTERM or SIGINT.
+//!
+//! Configuration layers: embedded defaults → `--config FILE` →
+//! `STONEGAME_*` environment → flags (see `crate::service::config`). The
+//! bound address is printed as `listening on ADDR` on stderr.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use crate::service::config::{Config, Overrides};
+use crate::service::{serve, telemetry};
+
+use super::fail;
 
 /// Arguments of `stonegame serve`.
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {}
+pub struct ServeArgs {
+    /// A TOML file overriding the built-in defaults.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on (default 127.0.0.1:50051; port 0 = any free port).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Print the effective configuration (Rust debug form) and exit.
+    #[arg(long)]
+    pub print_config: bool,
+}
 
 /// Runs the command.
-pub fn run(_args: ServeArgs) -> ExitCode {
-    super::fail("`serve` is not available yet")
+pub fn run(args: ServeArgs) -> ExitCode {
+    let overrides = Overrides {
+        listen: args.listen,
+    };
+    let config = match Config::load(args.config.as_deref(), None, &overrides) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    if args.print_config {
+        println!("{config:#?}");
+        return ExitCode::SUCCESS;
+    }
+    telemetry::init(&config.log);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("stonegame-io")
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(format!("cannot start the async runtime: {e}")),
+    };
+    match runtime.block_on(serve(&config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
 }

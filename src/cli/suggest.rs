@@ -19,7 +19,7 @@ pub struct SuggestArgs {
 }
 
 /// Parses pile `index` (1-based) from the command line.
-fn parse_pile(index: usize, text: &str) -> Result<u64, String> {
+pub(crate) fn parse_pile(index: usize, text: &str) -> Result<u64, String> {
     match text.parse::<u64>() {
         Ok(0) => Err(RowError::ZeroPile { pile: index }.to_string()),
         Ok(v) if v > MAX_PILE => Err(RowError::PileTooLarge {

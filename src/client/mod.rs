@@ -1,1 +1,328 @@
-//! (being written)
+//! A Rust client of the `stonegame.v1.StoneGame` service.
+//!
+//! * [`Client::solve_stream`] opens one Solve stream fed by a stream of
+//!   batches; the server answers batch by batch, in order, with several in
+//!   flight. [`Client::solve`] does the batching for a list of cases.
+//! * [`Client::suggest`] wraps SuggestMove, [`Client::tables`] collects and
+//!   unpacks GetTables, [`Client::health`] asks grpc.health.v1.
+//! * [`loadtest`] measures QPS and latency percentiles of SuggestMove (or of
+//!   the health check, the floor) with many concurrent clients.
+
+use std::time::{Duration, Instant};
+
+use futures::Stream;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Status, Streaming};
+
+use crate::core::Variant;
+use crate::core::tables::decode;
+use crate::service::convert::variant_to_pb;
+use crate::service::pb;
+use crate::service::pb::stone_game_client::StoneGameClient;
+use crate::service::tables::unpack;
+
+/// Largest response message the client accepts.
+const MAX_MESSAGE: usize = 64 << 20;
+
+/// Why a client call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server address is unusable or unreachable.
+    #[error("cannot connect to {url}: {source}")]
+    Connect {
+        url: String,
+        source: tonic::transport::Error,
+    },
+    /// The server answered with an error status.
+    #[error("the server says {:?}: {}", .0.code(), .0.message())]
+    Status(#[from] Status),
+    /// The server broke the protocol's promises.
+    #[error("unexpected answer from the server: {0}")]
+    Protocol(String),
+}
+
+/// A connected client.
+#[derive(Debug, Clone)]
+pub struct Client {
+    channel: Channel,
+    inner: StoneGameClient<Channel>,
+}
+
+impl Client {
+    /// Connects to `url` (e.g. `http://127.0.0.1:50051`; a bare `host:port`
+    /// gets `http://`).
+    pub async fn connect(url: &str) -> Result<Client, ClientError> {
+        let url = if url.contains("://") {
+            url.to_string()
+        } else {
+            format!("http://{url}")
+        };
+        let connect_err = |source| ClientError::Connect {
+            url: url.clone(),
+            source,
+        };
+        let channel = Endpoint::from_shared(url.clone())
+            .map_err(connect_err)?
+            .tcp_nodelay(true)
+            .connect()
+            .await
+            .map_err(connect_err)?;
+        Ok(Client::from_channel(channel))
+    }
+
+    /// A client over an existing channel.
+    pub fn from_channel(channel: Channel) -> Client {
+        let inner = StoneGameClient::new(channel.clone())
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE);
+        Client { channel, inner }
+    }
+
+    /// The generated client, for anything not wrapped here.
+    pub fn raw(&mut self) -> &mut StoneGameClient<Channel> {
+        &mut self.inner
+    }
+
+    /// Opens a Solve stream sending `batches`; responses come one per batch,
+    /// in order.
+    pub async fn solve_stream(
+        &mut self,
+        batches: impl Stream<Item = pb::SolveRequest> + Send + 'static,
+    ) -> Result<Streaming<pb::SolveResponse>, ClientError> {
+        Ok(self.inner.solve(batches).await?.into_inner())
+    }
+
+    /// Solves `cases` in batches of `batch_size` over one stream; the
+    /// results come back in case order.
+    pub async fn solve(
+        &mut self,
+        cases: Vec<pb::Case>,
+        batch_size: usize,
+    ) -> Result<Vec<pb::CaseResult>, ClientError> {
+        let total = cases.len();
+        let mut batches = Vec::new();
+        let mut it = cases.into_iter().peekable();
+        while it.peek().is_some() {
+            batches.push(pb::SolveRequest {
+                cases: it.by_ref().take(batch_size.max(1)).collect(),
+            });
+        }
+        let expected: Vec<usize> = batches.iter().map(|b| b.cases.len()).collect();
+        let mut responses = self.solve_stream(futures::stream::iter(batches)).await?;
+        let mut out = Vec::with_capacity(total);
+        for want in expected {
+            let response = responses
+                .message()
+                .await?
+                .ok_or_else(|| ClientError::Protocol("the stream ended early".into()))?;
+            if response.results.len() != want {
+                return Err(ClientError::Protocol(format!(
+                    "a batch of {want} cases got {} results",
+                    response.results.len()
+                )));
+            }
+            out.extend(response.results);
+        }
+        Ok(out)
+    }
+
+    /// Asks for a move; `strength` `None` means perfect play.
+    pub async fn suggest(
+        &mut self,
+        piles: Vec<u64>,
+        variant: Variant,
+        strength: Option<f64>,
+        seed: u64,
+    ) -> Result<pb::SuggestMoveResponse, ClientError> {
+        let req = pb::SuggestMoveRequest {
+            piles,
+            variant: variant_to_pb(variant) as i32,
+            strength,
+            seed,
+        };
+        Ok(self.inner.suggest_move(req).await?.into_inner())
+    }
+
+    /// Fetches and unpacks the tables of a row.
+    pub async fn tables(
+        &mut self,
+        piles: Vec<u64>,
+        chunk_rows: u32,
+    ) -> Result<TableCodes, ClientError> {
+        let n = piles.len();
+        let piles_kept = piles.clone();
+        let mut stream = self
+            .inner
+            .get_tables(pb::GetTablesRequest { piles, chunk_rows })
+            .await?
+            .into_inner();
+        let mut codes = TableCodes {
+            n,
+            piles: piles_kept,
+            left: Vec::with_capacity(n * (n + 1) / 2),
+            right: Vec::with_capacity(n * (n + 1) / 2),
+        };
+        let mut next_row = 0usize;
+        while let Some(chunk) = stream.message().await? {
+            let entries: usize = (next_row..next_row + chunk.row_count as usize)
+                .map(|i| n.saturating_sub(i))
+                .sum();
+            if chunk.first_row as usize != next_row
+                || chunk.n as usize != n
+                || chunk.entries as usize != entries
+            {
+                return Err(ClientError::Protocol(format!(
+                    "chunk of rows {}+{} does not follow row {next_row} of {n}",
+                    chunk.first_row, chunk.row_count
+                )));
+            }
+            for k in 0..entries {
+                let (l, r) = unpack(&chunk.left_codes, k)
+                    .zip(unpack(&chunk.right_codes, k))
+                    .ok_or_else(|| {
+                        ClientError::Protocol("a chunk holds fewer codes than it says".into())
+                    })?;
+                codes.left.push(l);
+                codes.right.push(r);
+            }
+            next_row += chunk.row_count as usize;
+        }
+        if next_row != n {
+            return Err(ClientError::Protocol(format!(
+                "the tables stopped at row {next_row} of {n}"
+            )));
+        }
+        Ok(codes)
+    }
+
+    /// The serving status of `service` ("" = the whole server).
+    pub async fn health(&self, service: &str) -> Result<i32, ClientError> {
+        let mut health = tonic_health::pb::health_client::HealthClient::new(self.channel.clone());
+        let resp = health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: service.to_string(),
+            })
+            .await?;
+        Ok(resp.into_inner().status)
+    }
+}
+
+/// The 2-bit codes of a row's tables (see `TablesChunk` in the .proto),
+/// one byte per entry, rows i = 0..n in order, entries j = i..n in each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableCodes {
+    /// Number of piles.
+    pub n: usize,
+    /// The row.
+    pub piles: Vec<u64>,
+    /// Codes of `left[i][j]`.
+    pub left: Vec<u8>,
+    /// Codes of `right[i][j]`.
+    pub right: Vec<u8>,
+}
+
+impl TableCodes {
+    /// The position of entry (i, j) (0-based, i ≤ j < n).
+    pub fn index(&self, i: usize, j: usize) -> usize {
+        // Rows 0..i hold n + (n−1) + … + (n−i+1) entries.
+        i * self.n - i * i.saturating_sub(1) / 2 + (j - i)
+    }
+
+    /// The value `left[i][j]` (0-based, i ≤ j < n).
+    pub fn left(&self, i: usize, j: usize) -> u64 {
+        decode(self.left[self.index(i, j)], self.piles[j])
+    }
+
+    /// The value `right[i][j]` (0-based, i ≤ j < n).
+    pub fn right(&self, i: usize, j: usize) -> u64 {
+        decode(self.right[self.index(i, j)], self.piles[i])
+    }
+}
+
+/// Which RPC a load test sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadRpc {
+    /// SuggestMove on a random row.
+    Suggest,
+    /// grpc.health.v1 Check: the floor.
+    Health,
+}
+
+/// Results of a load test.
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    /// Requests answered.
+    pub requests: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Median latency.
+    pub p50: Duration,
+    /// 99th percentile latency.
+    pub p99: Duration,
+}
+
+impl LoadReport {
+    /// Requests per second.
+    pub fn qps(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+/// Sends `requests` requests from `concurrency` concurrent clients (one
+/// HTTP/2 connection each) and measures.
+pub async fn loadtest(
+    url: &str,
+    rpc: LoadRpc,
+    concurrency: usize,
+    requests: u64,
+    piles: usize,
+) -> Result<LoadReport, ClientError> {
+    use rand::{Rng, SeedableRng};
+    let concurrency = concurrency.max(1);
+    let mut clients = Vec::with_capacity(concurrency);
+    for _ in 0..concurrency {
+        clients.push(Client::connect(url).await?);
+    }
+    let per_client = requests.div_ceil(concurrency as u64);
+    let started = Instant::now();
+    let tasks = clients
+        .into_iter()
+        .enumerate()
+        .map(|(c, mut client)| async move {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(c as u64);
+            let mut latencies = Vec::with_capacity(per_client as usize);
+            for _ in 0..per_client {
+                let row: Vec<u64> = (0..piles.max(1))
+                    .map(|_| rng.random_range(1..=1000))
+                    .collect();
+                let t = Instant::now();
+                match rpc {
+                    LoadRpc::Suggest => {
+                        client.suggest(row, Variant::TwoEnds, None, 0).await?;
+                    }
+                    LoadRpc::Health => {
+                        client.health("").await?;
+                    }
+                }
+                latencies.push(t.elapsed());
+            }
+            Ok::<_, ClientError>(latencies)
+        });
+    let mut all: Vec<Duration> = Vec::new();
+    for r in futures::future::join_all(tasks).await {
+        all.extend(r?);
+    }
+    let elapsed = started.elapsed();
+    all.sort();
+    let pct = |p: f64| {
+        all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or_default()
+    };
+    Ok(LoadReport {
+        requests: all.len() as u64,
+        elapsed,
+        p50: pct(0.50),
+        p99: pct(0.99),
+    })
+}

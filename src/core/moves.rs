@@ -15,7 +15,7 @@ use std::fmt;
 
 use super::leftmost;
 use super::row::{MAX_PILES, RowError, Variant, validate_row};
-use super::verdict::end_values;
+use super::verdict::{end_values, end_values_cancellable};
 
 /// Which end pile a move takes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -107,17 +107,24 @@ fn winning_moves_unchecked(piles: &[u64], variant: Variant) -> Vec<Move> {
         Variant::TwoEnds if n == 1 => vec![Move::to_remaining(Side::Left, first, 0)],
         Variant::TwoEnds => {
             let ends = end_values(piles).expect("validated row of n >= 2");
-            let last = piles[n - 1];
-            let mut out = Vec::with_capacity(2);
-            if ends.left_of_tail < first {
-                out.push(Move::to_remaining(Side::Left, first, ends.left_of_tail));
-            }
-            if ends.right_of_head < last {
-                out.push(Move::to_remaining(Side::Right, last, ends.right_of_head));
-            }
-            out
+            two_ends_winning_moves(piles, ends.left_of_tail, ends.right_of_head)
         }
     }
+}
+
+/// The two-ends winning moves of a row of n ≥ 2 piles from its end values
+/// `t = left[2][n]` and `u = right[1][n−1]`.
+fn two_ends_winning_moves(piles: &[u64], t: u64, u: u64) -> Vec<Move> {
+    let first = piles[0];
+    let last = piles[piles.len() - 1];
+    let mut out = Vec::with_capacity(2);
+    if t < first {
+        out.push(Move::to_remaining(Side::Left, first, t));
+    }
+    if u < last {
+        out.push(Move::to_remaining(Side::Right, last, u));
+    }
+    out
 }
 
 /// The bot's move in a lost position (see the module docs for the policy).
@@ -136,12 +143,30 @@ pub fn bot_move(piles: &[u64], variant: Variant) -> Move {
 /// Verdict, winning moves and best move of a valid row.
 pub fn analyze(piles: &[u64], variant: Variant) -> Result<Analysis, RowError> {
     validate_row(piles, MAX_PILES)?;
-    let winning_moves = winning_moves_unchecked(piles, variant);
+    let never = || false;
+    Ok(analyze_cancellable(piles, variant, &never).expect("never cancelled"))
+}
+
+/// [`analyze`] of a row already validated by the caller (1 ≤ n, every pile
+/// in 1 ..= [`MAX_PILE`](super::MAX_PILE)), polling `cancelled` between
+/// blocks of layers; `None` if it returned true on the way.
+pub fn analyze_cancellable(
+    piles: &[u64],
+    variant: Variant,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<Analysis> {
+    let winning_moves = match variant {
+        Variant::TwoEnds if piles.len() >= 2 => {
+            let ends = end_values_cancellable(piles, cancelled)?;
+            two_ends_winning_moves(piles, ends.left_of_tail, ends.right_of_head)
+        }
+        _ => winning_moves_unchecked(piles, variant),
+    };
     let best_move = winning_moves
         .first()
         .copied()
         .unwrap_or_else(|| bot_move(piles, variant));
-    Ok(Analysis {
+    Some(Analysis {
         first_player_wins: !winning_moves.is_empty(),
         winning_moves,
         best_move,

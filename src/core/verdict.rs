@@ -86,13 +86,21 @@ pub fn end_values(piles: &[u64]) -> Result<EndValues, RowError> {
         return Err(RowError::Empty);
     }
     let never = || false;
-    Ok(end_values_with(
+    Ok(end_values_cancellable(piles, &never).expect("never cancelled"))
+}
+
+/// [`EndValues`] of a valid row of at least two piles with the default
+/// kernel and options; `None` if `cancelled` returned true.
+pub fn end_values_cancellable(
+    piles: &[u64],
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<EndValues> {
+    end_values_with(
         piles,
         KernelKind::Codes,
         default_options(piles.len()),
-        &never,
+        cancelled,
     )
-    .expect("never cancelled"))
 }
 
 /// Decides a validated row with a cancellation check; `None` if cancelled.
@@ -107,12 +115,7 @@ pub fn first_player_wins_cancellable(
             if piles.len() == 1 {
                 return Some(true);
             }
-            let ends = end_values_with(
-                piles,
-                KernelKind::Codes,
-                default_options(piles.len()),
-                cancelled,
-            )?;
+            let ends = end_values_cancellable(piles, cancelled)?;
             Some(piles[0] != ends.left_of_tail)
         }
     }

@@ -1,0 +1,136 @@
+//! Service benchmarks (measured, not asserted):
+//!
+//! * `solve_n1000`: 32 cases of n = 1000 (half planted losses) through Solve
+//!   over loopback (batches of 8, all in flight on one stream) beside the
+//!   in-process `stonegame::core::solve_batch` on the same cases;
+//! * `suggest_32_clients`: SuggestMove on rows of n = 100 from 32 concurrent
+//!   connections, beside the same server's grpc.health.v1 Check (the floor).
+//!   Criterion's throughput is the QPS; `stonegame client loadtest` prints
+//!   QPS with p50/p99 latencies for the same load.
+//!
+//! Run: `cargo bench --bench service`.
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use stonegame::client::Client;
+use stonegame::core::planted::plant_loss;
+use stonegame::core::{Variant, solve_batch};
+use stonegame::service::config::Config;
+use stonegame::service::pb;
+use stonegame::service::{RunningServer, start};
+
+fn rows(count: usize, n: usize) -> Vec<Vec<u64>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(42);
+    (0..count)
+        .map(|i| {
+            let tail: Vec<u64> = (0..n - 1)
+                .map(|_| rng.random_range(1..=1_000_000))
+                .collect();
+            let planted = if i % 2 == 0 {
+                plant_loss(&tail).ok().flatten()
+            } else {
+                None
+            };
+            planted.unwrap_or_else(|| {
+                let mut r = tail.clone();
+                r.push(rng.random_range(1..=1_000_000));
+                r
+            })
+        })
+        .collect()
+}
+
+fn server(rt: &tokio::runtime::Runtime) -> RunningServer {
+    let mut config = Config::defaults().expect("defaults");
+    config.listen = "127.0.0.1:0".into();
+    config.log.filter = "warn".into();
+    rt.block_on(start(&config)).expect("server starts")
+}
+
+fn solve(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = server(&rt);
+    let url = server.addr.to_string();
+    let mut client = rt.block_on(Client::connect(&url)).expect("connect");
+    let rows = rows(32, 1000);
+    let cases: Vec<pb::Case> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| pb::Case {
+            id: i.to_string(),
+            piles: r.clone(),
+            variant: pb::Variant::TwoEnds as i32,
+        })
+        .collect();
+    let mut group = c.benchmark_group("solve_n1000");
+    group.throughput(Throughput::Elements(rows.len() as u64));
+    group.bench_function("in_process_solve_batch", |b| {
+        b.iter(|| solve_batch(&rows, Variant::TwoEnds))
+    });
+    group.bench_function("grpc_loopback", |b| {
+        b.iter(|| rt.block_on(client.solve(cases.clone(), 8)).expect("solve"))
+    });
+    group.finish();
+    drop(server);
+}
+
+/// Runs `iters` requests from 32 concurrent connections; the wall time.
+fn concurrent(
+    rt: &tokio::runtime::Runtime,
+    clients: &[Client],
+    iters: u64,
+    suggest: bool,
+) -> Duration {
+    let per = iters.div_ceil(clients.len() as u64);
+    let started = Instant::now();
+    rt.block_on(futures::future::join_all(clients.iter().enumerate().map(
+        |(k, client)| {
+            let mut client = client.clone();
+            async move {
+                let mut rng = ChaCha8Rng::seed_from_u64(k as u64);
+                for _ in 0..per {
+                    if suggest {
+                        let row: Vec<u64> = (0..100).map(|_| rng.random_range(1..=1000)).collect();
+                        client
+                            .suggest(row, Variant::TwoEnds, None, 0)
+                            .await
+                            .expect("suggest");
+                    } else {
+                        client.health("").await.expect("health");
+                    }
+                }
+            }
+        },
+    )));
+    started.elapsed() * u32::try_from(iters).unwrap_or(u32::MAX)
+        / u32::try_from(per * clients.len() as u64).unwrap_or(u32::MAX)
+}
+
+fn suggest(c: &mut Criterion) {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = server(&rt);
+    let url = server.addr.to_string();
+    let clients: Vec<Client> = (0..32)
+        .map(|_| rt.block_on(Client::connect(&url)).expect("connect"))
+        .collect();
+    let mut group = c.benchmark_group("suggest_32_clients");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("suggest_move_n100", |b| {
+        b.iter_custom(|iters| concurrent(&rt, &clients, iters, true))
+    });
+    group.bench_function("health_check_floor", |b| {
+        b.iter_custom(|iters| concurrent(&rt, &clients, iters, false))
+    });
+    group.finish();
+    drop(server);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(5));
+    targets = solve, suggest
+}
+criterion_main!(benches);

@@ -1,0 +1,24 @@
+//! Compiles proto/stonegame/v1/stonegame.proto with protox (no system
+//! protoc needed) and tonic-prost-build, and writes the encoded file
+//! descriptor set to `$OUT_DIR/stonegame_descriptor.bin` for server
+//! reflection.
+
+use std::path::PathBuf;
+
+use protox::prost::Message;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let proto = "proto/stonegame/v1/stonegame.proto";
+    println!("cargo:rerun-if-changed={proto}");
+    let fds = protox::compile([proto], ["proto"])?;
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(
+        out_dir.join("stonegame_descriptor.bin"),
+        fds.encode_to_vec(),
+    )?;
+    tonic_prost_build::configure()
+        .build_server(true)
+        .build_client(true)
+        .compile_fds(fds)?;
+    Ok(())
+}

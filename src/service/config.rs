@@ -1,0 +1,267 @@
+//! Configuration of `stonegame serve`, in layers (later ones win):
+//!
+//! 1. the embedded defaults, `src/service/default_config.toml`;
+//! 2. an optional TOML file (`--config FILE`);
+//! 3. environment variables `STONEGAME_<KEY>`, with `__` between nested keys:
+//!    `STONEGAME_LISTEN`, `STONEGAME_WORKERS`, `STONEGAME_LOG__FORMAT`,
+//!    `STONEGAME_LIMITS__MAX_PILES`, …;
+//! 4. command-line flags (`--listen ADDR`).
+//!
+//! Unknown keys are errors in every layer, so a typo never goes unnoticed.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The embedded default configuration (TOML).
+pub const DEFAULT_CONFIG: &str = include_str!("default_config.toml");
+
+/// Prefix of the environment variables read.
+pub const ENV_PREFIX: &str = "STONEGAME";
+/// Separator between nested keys in environment variable names.
+pub const ENV_SEPARATOR: &str = "__";
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Address to listen on (port 0: any free port).
+    pub listen: String,
+    /// CPU threads for solving; 0 = one per core.
+    pub workers: usize,
+    /// Grace period for in-flight RPCs after a shutdown signal, in ms.
+    pub shutdown_grace_ms: u64,
+    /// Logging.
+    pub log: LogConfig,
+    /// Request and resource limits.
+    pub limits: Limits,
+}
+
+/// Logging configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    /// `tracing_subscriber::EnvFilter` directives; `RUST_LOG` overrides them.
+    pub filter: String,
+    /// Human-readable lines or JSON objects.
+    pub format: LogFormat,
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// One human-readable line per event.
+    Human,
+    /// One JSON object per event.
+    Json,
+}
+
+/// Request and resource limits; breaching one is a clear gRPC status.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Piles in one case.
+    pub max_piles: usize,
+    /// Cases in one `SolveRequest`.
+    pub max_cases_per_batch: usize,
+    /// Largest decoded request message, in bytes.
+    pub max_message_bytes: usize,
+    /// RPCs served at once over all connections.
+    pub max_concurrent_rpcs: usize,
+    /// Batches of one Solve stream solved at once.
+    pub max_batches_in_flight_per_stream: usize,
+    /// Cell updates admitted at once, server-wide.
+    pub max_cells_in_flight: u64,
+    /// Piles held by admitted requests, server-wide.
+    pub max_piles_in_flight: u64,
+    /// Piles of a `GetTables` row.
+    pub max_table_piles: usize,
+    /// Default and largest rows per `TablesChunk`.
+    pub max_chunk_rows: u32,
+}
+
+/// Why the configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A source could not be read or does not match the schema.
+    #[error("invalid configuration: {0}")]
+    Load(#[from] config::ConfigError),
+    /// A value is out of its range.
+    #[error("invalid configuration: {key} {problem}")]
+    Value { key: &'static str, problem: String },
+}
+
+/// Overrides given on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--listen ADDR`.
+    pub listen: Option<String>,
+}
+
+impl Config {
+    /// The embedded defaults alone.
+    pub fn defaults() -> Result<Config, ConfigError> {
+        Config::load(None, Some(HashMap::new()), &Overrides::default())
+    }
+
+    /// Loads the layers. `env` = `None` reads the process environment;
+    /// `Some(map)` uses that map instead (for tests).
+    pub fn load(
+        file: Option<&Path>,
+        env: Option<HashMap<String, String>>,
+        overrides: &Overrides,
+    ) -> Result<Config, ConfigError> {
+        use config::{Environment, File, FileFormat};
+        let mut builder =
+            config::Config::builder().add_source(File::from_str(DEFAULT_CONFIG, FileFormat::Toml));
+        if let Some(path) = file {
+            builder = builder.add_source(File::from(path).format(FileFormat::Toml));
+        }
+        builder = builder.add_source(
+            Environment::with_prefix(ENV_PREFIX)
+                .prefix_separator("_")
+                .separator(ENV_SEPARATOR)
+                .try_parsing(true)
+                .source(env),
+        );
+        builder = builder.set_override_option("listen", overrides.listen.clone())?;
+        let cfg: Config = builder.build()?.try_deserialize()?;
+        cfg.check()?;
+        Ok(cfg)
+    }
+
+    fn check(&self) -> Result<(), ConfigError> {
+        let positive = [
+            ("limits.max_piles", self.limits.max_piles as u64),
+            (
+                "limits.max_cases_per_batch",
+                self.limits.max_cases_per_batch as u64,
+            ),
+            (
+                "limits.max_message_bytes",
+                self.limits.max_message_bytes as u64,
+            ),
+            (
+                "limits.max_concurrent_rpcs",
+                self.limits.max_concurrent_rpcs as u64,
+            ),
+            (
+                "limits.max_batches_in_flight_per_stream",
+                self.limits.max_batches_in_flight_per_stream as u64,
+            ),
+            (
+                "limits.max_cells_in_flight",
+                self.limits.max_cells_in_flight,
+            ),
+            ("limits.max_table_piles", self.limits.max_table_piles as u64),
+            (
+                "limits.max_chunk_rows",
+                u64::from(self.limits.max_chunk_rows),
+            ),
+        ];
+        for (key, value) in positive {
+            if value == 0 {
+                return Err(ConfigError::Value {
+                    key,
+                    problem: "must be at least 1".into(),
+                });
+            }
+        }
+        if self.limits.max_piles > crate::core::MAX_PILES {
+            return Err(ConfigError::Value {
+                key: "limits.max_piles",
+                problem: format!(
+                    "is {}, more than the core's limit of {}",
+                    self.limits.max_piles,
+                    crate::core::MAX_PILES
+                ),
+            });
+        }
+        if self.limits.max_table_piles > u32::MAX as usize {
+            return Err(ConfigError::Value {
+                key: "limits.max_table_piles",
+                problem: "must fit in 32 bits".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Option<HashMap<String, String>> {
+        Some(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn defaults_load() {
+        let c = Config::defaults().unwrap();
+        assert_eq!(c.listen, "127.0.0.1:50051");
+        assert_eq!(c.limits.max_piles, 200_000);
+        assert_eq!(c.limits.max_table_piles, 5_000);
+        assert_eq!(c.log.format, LogFormat::Human);
+    }
+
+    #[test]
+    fn layers_override_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(
+            &path,
+            "listen = \"127.0.0.1:1\"\n[limits]\nmax_piles = 10\nmax_table_piles = 7\n",
+        )
+        .unwrap();
+        let c = Config::load(
+            Some(&path),
+            env(&[
+                ("STONEGAME_LIMITS__MAX_PILES", "20"),
+                ("STONEGAME_LOG__FORMAT", "json"),
+                ("STONEGAME_LISTEN", "127.0.0.1:2"),
+            ]),
+            &Overrides {
+                listen: Some("127.0.0.1:3".into()),
+            },
+        )
+        .unwrap();
+        assert_eq!(c.limits.max_piles, 20);
+        assert_eq!(c.limits.max_table_piles, 7);
+        assert_eq!(c.log.format, LogFormat::Json);
+        assert_eq!(c.listen, "127.0.0.1:3");
+    }
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[limits]\nmax_pile = 10\n").unwrap();
+        let e = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap_err();
+        assert!(e.to_string().contains("max_pile"), "{e}");
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_LIMITZ__X", "1")]),
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("limitz"), "{e}");
+    }
+
+    #[test]
+    fn zero_limits_are_errors() {
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_LIMITS__MAX_CASES_PER_BATCH", "0")]),
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("max_cases_per_batch"), "{e}");
+    }
+}

@@ -1,0 +1,376 @@
+//! Admission control, concurrency limits, cancellation and deadlines.
+//!
+//! * [`Budget`] — a server-wide budget of work in flight: cell updates (a
+//!   two-ends case of n piles costs n(n−1)/2, a leftmost case n; bounds CPU
+//!   time) and piles (bounds the memory held by admitted requests). A
+//!   request that does not fit right now is refused with
+//!   `RESOURCE_EXHAUSTED`, a `retry-after-ms` metadata entry and the same
+//!   hint in the message; one that could never fit is refused without a
+//!   hint.
+//! * [`RpcLimiter`] — at most `max_concurrent_rpcs` RPCs at once.
+//! * [`CancelFlag`] — set when the client goes away, its deadline passes or
+//!   the server's grace period ends; the solvers poll it between blocks of
+//!   layers.
+//! * [`Metrics`] — counters the tests (and logs) read.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tonic::Status;
+use tonic::metadata::{MetadataMap, MetadataValue};
+
+/// Counters of the work the server did; shared, lock-free.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Cases (Solve cases and SuggestMove rows) whose solving started.
+    pub cases_started: AtomicU64,
+    /// Cases solved to the end.
+    pub cases_completed: AtomicU64,
+    /// Cases whose solving stopped because they were cancelled.
+    pub cases_cancelled: AtomicU64,
+    /// Requests refused by admission control.
+    pub admissions_refused: AtomicU64,
+    /// RPCs refused by the concurrency limit.
+    pub rpcs_refused: AtomicU64,
+    /// Solve batches admitted and not yet answered, over all streams.
+    pub batches_in_flight: AtomicU64,
+    /// The largest `batches_in_flight` seen.
+    pub batches_in_flight_peak: AtomicU64,
+}
+
+/// Counts one Solve batch in flight while it lives.
+#[derive(Debug)]
+pub struct BatchInFlight(Arc<Metrics>);
+
+impl BatchInFlight {
+    /// Starts counting a batch.
+    pub fn new(metrics: &Arc<Metrics>) -> BatchInFlight {
+        let now = metrics.batches_in_flight.fetch_add(1, Ordering::AcqRel) + 1;
+        metrics
+            .batches_in_flight_peak
+            .fetch_max(now, Ordering::AcqRel);
+        BatchInFlight(Arc::clone(metrics))
+    }
+}
+
+impl Drop for BatchInFlight {
+    fn drop(&mut self) {
+        self.0.batches_in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Metrics {
+    /// Reads a counter.
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+
+    /// Runs the solving of one case (Solve or SuggestMove), counting it as
+    /// started, then completed (`Some`) or cancelled (`None`).
+    pub fn count_case<T>(&self, solve: impl FnOnce() -> Option<T>) -> Option<T> {
+        self.cases_started.fetch_add(1, Ordering::Relaxed);
+        let result = solve();
+        let counter = match result {
+            Some(_) => &self.cases_completed,
+            None => &self.cases_cancelled,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        result
+    }
+}
+
+/// Cost in cell updates of solving one valid row.
+pub fn cells_of(n: usize, two_ends: bool) -> u64 {
+    let n = n as u64;
+    if two_ends {
+        (n.saturating_mul(n.saturating_sub(1)) / 2).max(1)
+    } else {
+        n.max(1)
+    }
+}
+
+/// A server-wide budget of some unit of work in flight.
+#[derive(Debug)]
+pub struct Budget {
+    /// What is counted, for messages ("cell updates", "piles").
+    unit: &'static str,
+    max: u64,
+    used: AtomicU64,
+    /// Rough units finished per millisecond, for the retry hint.
+    per_ms: u64,
+}
+
+/// Units reserved in a [`Budget`]; released on drop.
+#[derive(Debug)]
+pub struct Reservation {
+    budget: Arc<Budget>,
+    amount: u64,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.budget.used.fetch_sub(self.amount, Ordering::AcqRel);
+    }
+}
+
+/// Why a request was not admitted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdmissionError {
+    /// Not now: retry later.
+    #[error(
+        "server busy: the request needs {amount} {unit} and {in_flight} of the \
+         server's budget of {max} are in flight; retry after {retry_after_ms} ms \
+         (RetryInfo retry_delay={retry_after_ms}ms)"
+    )]
+    Busy {
+        unit: &'static str,
+        amount: u64,
+        in_flight: u64,
+        max: u64,
+        retry_after_ms: u64,
+    },
+    /// Never: larger than the whole budget.
+    #[error(
+        "the request needs {amount} {unit}, more than the server's whole budget \
+         of {max}; split it into smaller requests"
+    )]
+    TooLarge {
+        unit: &'static str,
+        amount: u64,
+        max: u64,
+    },
+}
+
+impl From<AdmissionError> for Status {
+    fn from(e: AdmissionError) -> Status {
+        let mut status = Status::resource_exhausted(e.to_string());
+        if let AdmissionError::Busy { retry_after_ms, .. } = e {
+            status
+                .metadata_mut()
+                .insert("retry-after-ms", MetadataValue::from(retry_after_ms));
+        }
+        status
+    }
+}
+
+impl Budget {
+    /// A budget of `max` cell updates for `workers` CPU threads.
+    pub fn cells(max: u64, workers: usize) -> Arc<Budget> {
+        // About 10^6 cell updates per ms per thread (the kernel is several
+        // times faster; the hint errs on the slow side).
+        Budget::new("cell updates", max, 1_000_000 * workers.max(1) as u64)
+    }
+
+    /// A budget of `max` piles held by admitted requests.
+    pub fn piles(max: u64) -> Arc<Budget> {
+        Budget::new("piles", max, 100_000)
+    }
+
+    /// A budget of `max` units, `per_ms` of which finish per millisecond.
+    pub fn new(unit: &'static str, max: u64, per_ms: u64) -> Arc<Budget> {
+        Arc::new(Budget {
+            unit,
+            max,
+            used: AtomicU64::new(0),
+            per_ms: per_ms.max(1),
+        })
+    }
+
+    /// Units in flight now.
+    pub fn in_flight(&self) -> u64 {
+        self.used.load(Ordering::Acquire)
+    }
+
+    /// Reserves `amount`, or says why not.
+    pub fn try_reserve(self: &Arc<Self>, amount: u64) -> Result<Reservation, AdmissionError> {
+        let unit = self.unit;
+        if amount > self.max {
+            return Err(AdmissionError::TooLarge {
+                unit,
+                amount,
+                max: self.max,
+            });
+        }
+        let mut used = self.used.load(Ordering::Acquire);
+        loop {
+            if used.saturating_add(amount) > self.max {
+                let excess = used.saturating_add(amount) - self.max;
+                return Err(AdmissionError::Busy {
+                    unit,
+                    amount,
+                    in_flight: used,
+                    max: self.max,
+                    retry_after_ms: (excess / self.per_ms).clamp(50, 60_000),
+                });
+            }
+            match self.used.compare_exchange_weak(
+                used,
+                used + amount,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    return Ok(Reservation {
+                        budget: Arc::clone(self),
+                        amount,
+                    });
+                }
+                Err(now) => used = now,
+            }
+        }
+    }
+}
+
+/// At most a fixed number of RPCs at once; refuses new RPCs while the server
+/// shuts down.
+#[derive(Debug)]
+pub struct RpcLimiter {
+    permits: Arc<Semaphore>,
+    max: usize,
+    shutting_down: AtomicBool,
+}
+
+impl RpcLimiter {
+    /// A limiter of `max` concurrent RPCs.
+    pub fn new(max: usize) -> RpcLimiter {
+        RpcLimiter {
+            permits: Arc::new(Semaphore::new(max)),
+            max,
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    /// Admits one RPC: the permit is held for its lifetime.
+    pub fn admit(&self, metrics: &Metrics) -> Result<OwnedSemaphorePermit, Status> {
+        if self.shutting_down.load(Ordering::Acquire) {
+            return Err(Status::unavailable("the server is shutting down"));
+        }
+        Arc::clone(&self.permits).try_acquire_owned().map_err(|_| {
+            metrics.rpcs_refused.fetch_add(1, Ordering::Relaxed);
+            Status::resource_exhausted(format!(
+                "too many concurrent RPCs: the server's limit is {}; retry later",
+                self.max
+            ))
+        })
+    }
+
+    /// Refuses every RPC from now on.
+    pub fn shut_down(&self) {
+        self.shutting_down.store(true, Ordering::Release);
+    }
+}
+
+/// A shared "stop now" flag.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// A new, unset flag.
+    pub fn new() -> CancelFlag {
+        CancelFlag::default()
+    }
+
+    /// Sets the flag.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    /// Is it set?
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// A guard that sets the flag when dropped (e.g. when tonic drops the
+    /// future or stream of an RPC whose client went away).
+    pub fn guard(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
+    }
+}
+
+/// Sets its [`CancelFlag`] when dropped.
+#[derive(Debug)]
+pub struct CancelOnDrop(CancelFlag);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// The client's deadline from the `grpc-timeout` header, if any.
+pub fn grpc_timeout(metadata: &MetadataMap) -> Option<Duration> {
+    parse_grpc_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)
+}
+
+/// Parses a `grpc-timeout` value: up to 8 digits and a unit (H M S m u n).
+pub fn parse_grpc_timeout(text: &str) -> Option<Duration> {
+    if text.len() < 2 || text.len() > 9 {
+        return None;
+    }
+    let (digits, unit) = text.split_at(text.len() - 1);
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let value: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(value * 3600),
+        "M" => Duration::from_secs(value * 60),
+        "S" => Duration::from_secs(value),
+        "m" => Duration::from_millis(value),
+        "u" => Duration::from_micros(value),
+        "n" => Duration::from_nanos(value),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_admits_and_releases() {
+        let b = Budget::cells(100, 1);
+        let r1 = b.try_reserve(60).unwrap();
+        match b.try_reserve(50).unwrap_err() {
+            AdmissionError::Busy { in_flight, .. } => assert_eq!(in_flight, 60),
+            e => panic!("{e}"),
+        }
+        assert!(matches!(
+            b.try_reserve(101),
+            Err(AdmissionError::TooLarge { .. })
+        ));
+        drop(r1);
+        assert_eq!(b.in_flight(), 0);
+        let _r = b.try_reserve(100).unwrap();
+        let s: Status = b.try_reserve(1).unwrap_err().into();
+        assert_eq!(s.code(), tonic::Code::ResourceExhausted);
+        assert!(s.metadata().get("retry-after-ms").is_some());
+        assert!(s.message().contains("retry after"));
+    }
+
+    #[test]
+    fn grpc_timeouts_parse() {
+        assert_eq!(parse_grpc_timeout("5S"), Some(Duration::from_secs(5)));
+        assert_eq!(parse_grpc_timeout("250m"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_grpc_timeout("1H"), Some(Duration::from_secs(3600)));
+        assert_eq!(parse_grpc_timeout("S"), None);
+        assert_eq!(parse_grpc_timeout("123456789S"), None);
+        assert_eq!(parse_grpc_timeout("1x"), None);
+    }
+
+    #[test]
+    fn cancel_guard_sets_flag() {
+        let f = CancelFlag::new();
+        drop(f.guard());
+        assert!(f.is_cancelled());
+    }
+
+    #[test]
+    fn cells() {
+        assert_eq!(cells_of(1000, true), 499_500);
+        assert_eq!(cells_of(1, true), 1);
+        assert_eq!(cells_of(7, false), 7);
+    }
+}

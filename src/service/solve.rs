@@ -1,0 +1,186 @@
+//! `Solve`: a bidirectional stream of batches of cases.
+//!
+//! One driver task per stream reads requests, and for each one reserves its
+//! cell updates and piles in the server-wide budgets and hands it to the
+//! rayon pool, where its cases are validated and solved. Up to `max_batches_in_flight_per_stream` batches
+//! are solved at once (`StreamExt::buffered`, which also keeps request
+//! order); beyond that the driver stops reading, so a fast client meets
+//! HTTP/2 flow control instead of filling the server's memory.
+//!
+//! The work stops promptly when the client goes away (the response channel
+//! closes and the driver's [`CancelOnDrop`](super::limits::CancelOnDrop)
+//! guard fires), when the `grpc-timeout` deadline passes (`DEADLINE_EXCEEDED`)
+//! or when the server's shutdown grace ends.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+use rayon::prelude::*;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
+use tracing::Instrument;
+
+use crate::core::Variant;
+use crate::core::moves::analyze_cancellable;
+
+use super::convert::variant_from_pb;
+use super::limits::{BatchInFlight, CancelFlag, cells_of, grpc_timeout};
+use super::pb;
+use super::server::{BoxStream, State};
+use super::validate::{check_batch, check_case};
+
+/// Starts the stream: the work happens in a spawned driver task.
+pub fn solve(
+    state: Arc<State>,
+    request: Request<Streaming<pb::SolveRequest>>,
+) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
+    let permit = state.rpcs.admit(&state.metrics)?;
+    let deadline = grpc_timeout(request.metadata()).map(|d| tokio::time::Instant::now() + d);
+    let inbound = request.into_inner();
+    let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream);
+    let span = tracing::info_span!(
+        "Solve",
+        batches = tracing::field::Empty,
+        cases = tracing::field::Empty,
+        elapsed_ms = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    );
+    tokio::spawn(
+        async move {
+            let _permit = permit;
+            drive(state, inbound, tx, deadline).await;
+        }
+        .instrument(span),
+    );
+    Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+}
+
+type Tx = mpsc::Sender<Result<pb::SolveResponse, Status>>;
+
+async fn drive(
+    state: Arc<State>,
+    inbound: Streaming<pb::SolveRequest>,
+    tx: Tx,
+    deadline: Option<tokio::time::Instant>,
+) {
+    let started = Instant::now();
+    let cancel = CancelFlag::new();
+    let _guard = cancel.guard();
+    let in_flight = state.limits.max_batches_in_flight_per_stream;
+    let (st, c) = (Arc::clone(&state), cancel.clone());
+    let mut responses = inbound
+        .map(move |item| {
+            let (st, c) = (Arc::clone(&st), c.clone());
+            async move { solve_request(&st, item?, &c).await }
+        })
+        .buffered(in_flight);
+    let sleep = tokio::time::sleep_until(deadline.unwrap_or_else(far_future));
+    tokio::pin!(sleep);
+    let (mut batches, mut cases) = (0u64, 0u64);
+    let outcome = loop {
+        let next = tokio::select! {
+            biased;
+            () = tx.closed() => break "client went away",
+            () = &mut sleep => {
+                cancel.cancel();
+                let _ = tx.try_send(Err(Status::deadline_exceeded(
+                    "the deadline passed before the stream ended; its work was cancelled",
+                )));
+                break "deadline exceeded";
+            }
+            next = responses.next() => next,
+        };
+        match next {
+            None => break "ok",
+            Some(Ok(response)) => {
+                batches += 1;
+                cases += response.results.len() as u64;
+                if tx.send(Ok(response)).await.is_err() {
+                    break "client went away";
+                }
+            }
+            Some(Err(status)) => {
+                tracing::debug!(code = ?status.code(), message = status.message(), "stream ends with an error");
+                let _ = tx.send(Err(status)).await;
+                break "error";
+            }
+        }
+    };
+    let span = tracing::Span::current();
+    span.record("batches", batches);
+    span.record("cases", cases);
+    span.record("elapsed_ms", started.elapsed().as_millis() as u64);
+    span.record("outcome", outcome);
+    tracing::info!("Solve stream done");
+}
+
+fn far_future() -> tokio::time::Instant {
+    tokio::time::Instant::now() + std::time::Duration::from_secs(100 * 365 * 86_400)
+}
+
+/// Solves one batch on the pool; per-case errors stay inside the response.
+async fn solve_request(
+    state: &Arc<State>,
+    request: pb::SolveRequest,
+    cancel: &CancelFlag,
+) -> Result<pb::SolveResponse, Status> {
+    let _in_flight = BatchInFlight::new(&state.metrics);
+    check_batch(&request, state.limits.max_cases_per_batch)?;
+    let max_piles = state.limits.max_piles;
+    // Admission needs only lengths and variants (O(cases) here); the piles
+    // themselves are validated on the pool. Cases too long to be solved cost
+    // nothing.
+    let cells = request
+        .cases
+        .iter()
+        .filter(|case| case.piles.len() <= max_piles)
+        .map(|case| {
+            let two_ends = variant_from_pb(case.variant) != Some(Variant::Leftmost);
+            cells_of(case.piles.len(), two_ends)
+        })
+        .fold(0u64, u64::saturating_add);
+    let piles = request.cases.iter().map(|c| c.piles.len() as u64).sum();
+    let reservation = state.admit_work(cells, piles)?;
+    let metrics = Arc::clone(&state.metrics);
+    let (stream_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
+    let results = state
+        .run_cpu(move || {
+            let _reservation = reservation;
+            let cancelled = || stream_cancel.is_cancelled() || server_cancel.is_cancelled();
+            request
+                .cases
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|case| {
+                    let variant = match check_case(&case, max_piles) {
+                        Ok(v) => v,
+                        Err(error) => {
+                            return Some(pb::CaseResult {
+                                id: case.id,
+                                error: Some(error),
+                                ..Default::default()
+                            });
+                        }
+                    };
+                    if cancelled() {
+                        return None;
+                    }
+                    let analysis = metrics
+                        .count_case(|| analyze_cancellable(&case.piles, variant, &cancelled))?;
+                    Some(pb::CaseResult {
+                        id: case.id,
+                        first_player_wins: analysis.first_player_wins,
+                        best_move: Some(analysis.best_move.into()),
+                        error: None,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()
+        })
+        .await?;
+    match results {
+        Some(results) => Ok(pb::SolveResponse { results }),
+        None => Err(Status::cancelled("the batch was cancelled")),
+    }
+}

@@ -1,0 +1,135 @@
+//! `SuggestMove`: the verdict, the winning moves and the move of a bot of a
+//! given strength in one position.
+//!
+//! Strength s ∈ [0, 1] (default 1): with probability s the bot plays the
+//! optimal move (a winning move when one exists, else the core's
+//! [`bot_move`](crate::core::bot_move)), otherwise a uniformly random legal
+//! move. The randomness is a `ChaCha8Rng` seeded from the request's `seed`,
+//! so the same request gives the same move.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tonic::{Request, Response, Status};
+
+use crate::core::moves::analyze_cancellable;
+use crate::core::{Analysis, Move, Side, Variant};
+
+use super::limits::{CancelFlag, cells_of};
+use super::pb;
+use super::server::State;
+use super::validate::check_suggest;
+
+/// Answers one SuggestMove request.
+pub async fn suggest_move(
+    state: &Arc<State>,
+    request: Request<pb::SuggestMoveRequest>,
+) -> Result<Response<pb::SuggestMoveResponse>, Status> {
+    let _permit = state.rpcs.admit(&state.metrics)?;
+    let started = Instant::now();
+    let req = request.into_inner();
+    let (variant, strength) = check_suggest(&req, state.limits.max_piles)?;
+    let n = req.piles.len();
+    let reservation = state.admit_work(cells_of(n, variant == Variant::TwoEnds), n as u64)?;
+    // If tonic drops this future (client gone, deadline passed), the guard
+    // stops the work on the pool.
+    let cancel = CancelFlag::new();
+    let _guard = cancel.guard();
+    let server_cancel = state.cancel_all.clone();
+    let metrics = Arc::clone(&state.metrics);
+    let seed = req.seed;
+    let response = state
+        .run_cpu(move || {
+            let _reservation = reservation;
+            let cancelled = || cancel.is_cancelled() || server_cancel.is_cancelled();
+            let analysis =
+                metrics.count_case(|| analyze_cancellable(&req.piles, variant, &cancelled))?;
+            Some(respond(&req.piles, variant, strength, seed, analysis))
+        })
+        .await?
+        .ok_or_else(|| Status::cancelled("the request was cancelled"))?;
+    // Debug, not info: at tens of thousands of calls per second an info
+    // line per call would cost more than the call.
+    tracing::debug!(
+        piles = n,
+        %variant,
+        strength,
+        elapsed_us = started.elapsed().as_micros() as u64,
+        "SuggestMove"
+    );
+    Ok(Response::new(response))
+}
+
+/// Picks the bot's move and explains it.
+pub fn respond(
+    piles: &[u64],
+    variant: Variant,
+    strength: f64,
+    seed: u64,
+    analysis: Analysis,
+) -> pb::SuggestMoveResponse {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
+    let (chosen, explanation) = if optimal {
+        let why = if analysis.first_player_wins {
+            format!("winning move: {}", analysis.best_move)
+        } else {
+            format!(
+                "the position is lost against perfect play; the bot prolongs the game: {}",
+                analysis.best_move
+            )
+        };
+        (analysis.best_move, why)
+    } else {
+        let m = random_legal_move(piles, variant, &mut rng);
+        (
+            m,
+            format!("random move (strength {strength}, seed {seed}): {m}"),
+        )
+    };
+    pb::SuggestMoveResponse {
+        mover_wins: analysis.first_player_wins,
+        chosen: Some(chosen.into()),
+        winning_moves: analysis.winning_moves.into_iter().map(Into::into).collect(),
+        explanation,
+    }
+}
+
+/// A uniformly random legal move of a non-empty row, without listing them
+/// (piles may hold up to 2^63−1 stones).
+pub fn random_legal_move(piles: &[u64], variant: Variant, rng: &mut impl Rng) -> Move {
+    let first = piles[0];
+    let last = piles[piles.len() - 1];
+    let two_sided = variant == Variant::TwoEnds && piles.len() >= 2;
+    // first + last ≤ 2·(2^63−1) < 2^64.
+    let total = if two_sided { first + last } else { first };
+    let k = rng.random_range(0..total);
+    if k < first {
+        Move::to_remaining(Side::Left, first, first - 1 - k)
+    } else {
+        let take = k - first + 1;
+        Move::to_remaining(Side::Right, last, last - take)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::moves::legal_moves;
+    use std::collections::HashSet;
+
+    #[test]
+    fn random_moves_are_legal_and_cover_all() {
+        let piles = [3, 5, 2];
+        let legal: HashSet<Move> = legal_moves(&piles, Variant::TwoEnds).into_iter().collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let seen: HashSet<Move> = (0..500)
+            .map(|_| random_legal_move(&piles, Variant::TwoEnds, &mut rng))
+            .collect();
+        assert_eq!(seen, legal);
+        let m = random_legal_move(&[u64::MAX / 2, u64::MAX / 2], Variant::TwoEnds, &mut rng);
+        assert!(m.take >= 1);
+    }
+}

@@ -1,0 +1,112 @@
+//! `GetTables`: the `left` / `right` tables of one row, streamed in chunks
+//! of rows, 2-bit codes packed four per byte (see `TablesChunk` in the
+//! .proto and [`pack_rows`]).
+//!
+//! The row is limited to `max_table_piles` (default 5,000: 12.5 M entries,
+//! about 25 MB while it is built); larger rows are refused with
+//! `RESOURCE_EXHAUSTED`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tonic::{Request, Response, Status};
+
+use crate::core::tables::Tables;
+
+use super::limits::cells_of;
+use super::pb;
+use super::server::{BoxStream, State};
+use super::validate::check_tables;
+
+/// Builds the tables on the pool, then streams them.
+pub async fn get_tables(
+    state: &Arc<State>,
+    request: Request<pb::GetTablesRequest>,
+) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
+    let _permit = state.rpcs.admit(&state.metrics)?;
+    let started = Instant::now();
+    let req = request.into_inner();
+    check_tables(&req, state.limits.max_table_piles)?;
+    let n = req.piles.len();
+    let max_rows = state.limits.max_chunk_rows;
+    let chunk_rows = match req.chunk_rows {
+        0 => max_rows,
+        r => r.min(max_rows),
+    } as usize;
+    let reservation = state.admit_work(cells_of(n, true), n as u64)?;
+    let chunks = state
+        .run_cpu(move || {
+            let _reservation = reservation;
+            let tables = Tables::new(&req.piles, usize::MAX)
+                .map_err(|e| Status::invalid_argument(format!("piles: {e}")))?;
+            Ok::<_, Status>(
+                (0..n)
+                    .step_by(chunk_rows)
+                    .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .await??;
+    tracing::info!(
+        piles = n,
+        chunks = chunks.len(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "GetTables"
+    );
+    Ok(Response::new(Box::pin(tokio_stream::iter(
+        chunks.into_iter().map(Ok),
+    ))))
+}
+
+/// Rows `first .. end` of the tables as one chunk: entries (i, j) for
+/// j = i .. n−1, rows in order, codes packed four per byte, the first entry
+/// in the lowest two bits.
+pub fn pack_rows(tables: &Tables, first: usize, end: usize) -> pb::TablesChunk {
+    let n = tables.len();
+    let entries: usize = (first..end).map(|i| n - i).sum();
+    let mut left = vec![0u8; entries.div_ceil(4)];
+    let mut right = vec![0u8; entries.div_ceil(4)];
+    let mut k = 0;
+    for i in first..end {
+        for j in i..n {
+            let shift = 2 * (k % 4);
+            left[k / 4] |= tables.left_code(i, j) << shift;
+            right[k / 4] |= tables.right_code(i, j) << shift;
+            k += 1;
+        }
+    }
+    pb::TablesChunk {
+        n: n as u32,
+        first_row: first as u32,
+        row_count: (end - first) as u32,
+        left_codes: left,
+        right_codes: right,
+        entries: entries as u64,
+    }
+}
+
+/// The code of entry `k` of a packed chunk.
+pub fn unpack(codes: &[u8], k: usize) -> Option<u8> {
+    codes.get(k / 4).map(|b| (b >> (2 * (k % 4))) & 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packing_round_trips() {
+        let piles = [3, 1, 9, 4, 4, 2, 7];
+        let t = Tables::new(&piles, 100).unwrap();
+        let chunk = pack_rows(&t, 2, 5);
+        let mut k = 0;
+        for i in 2..5 {
+            for j in i..piles.len() {
+                assert_eq!(unpack(&chunk.left_codes, k), Some(t.left_code(i, j)));
+                assert_eq!(unpack(&chunk.right_codes, k), Some(t.right_code(i, j)));
+                k += 1;
+            }
+        }
+        assert_eq!(chunk.entries as usize, k);
+    }
+}

@@ -1,0 +1,204 @@
+"""Interop check of the stonegame gRPC service with the Python grpcio stack.
+
+Usage: interop.py PORT PROTO_ROOT OUT_DIR
+
+Generates the Python stubs from our .proto with grpcio-tools into OUT_DIR,
+then against 127.0.0.1:PORT: runs Solve (several batches on one stream, an
+invalid case among valid ones) and SuggestMove and checks the answers against
+an independent O(n^2) implementation of SPEC §1 written here; checks
+grpc.health.v1 (grpcio-health-checking); lists stonegame.v1.StoneGame
+through server reflection (grpcio-reflection) and fetches its file.
+Exits non-zero with a message on the first failure.
+"""
+
+import random
+import sys
+
+
+def spec_tables(a):
+    """left[i][j], right[i][j] (0-based) by SPEC §1's recurrence."""
+    n = len(a)
+    left = [[0] * n for _ in range(n)]
+    right = [[0] * n for _ in range(n)]
+    for i in range(n):
+        left[i][i] = right[i][i] = a[i]
+    for length in range(2, n + 1):
+        for i in range(0, n - length + 1):
+            j = i + length - 1
+            L, R, X = left[i][j - 1], right[i][j - 1], a[j]
+            if X == R:
+                v = 0
+            elif X < R and X < L:
+                v = X
+            elif X < R:
+                v = X + 1
+            elif X > L:
+                v = X
+            else:
+                v = X - 1
+            left[i][j] = v
+            L, R, X = left[i + 1][j], right[i + 1][j], a[i]
+            if X == L:
+                v = 0
+            elif X < L and X < R:
+                v = X
+            elif X < L:
+                v = X + 1
+            elif X > R:
+                v = X
+            else:
+                v = X - 1
+            right[i][j] = v
+    return left, right
+
+
+def spec_winning_moves(a):
+    """Winning moves as (side, remaining) pairs, left first."""
+    n = len(a)
+    if n == 1:
+        return [("left", 0)]
+    left, right = spec_tables(a)
+    out = []
+    if left[1][n - 1] < a[0]:
+        out.append(("left", left[1][n - 1]))
+    if right[0][n - 2] < a[-1]:
+        out.append(("right", right[0][n - 2]))
+    return out
+
+
+def check(cond, what):
+    if not cond:
+        print("FAILED: " + what, file=sys.stderr)
+        sys.exit(1)
+
+
+def main():
+    port, proto_root, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+    from grpc_tools import protoc
+
+    rc = protoc.main(
+        [
+            "grpc_tools.protoc",
+            "-I" + proto_root,
+            "--python_out=" + out_dir,
+            "--grpc_python_out=" + out_dir,
+            "stonegame/v1/stonegame.proto",
+        ]
+    )
+    check(rc == 0, "protoc failed with %d" % rc)
+    sys.path.insert(0, out_dir)
+
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+    from stonegame.v1 import stonegame_pb2 as pb
+    from stonegame.v1 import stonegame_pb2_grpc as pb_grpc
+
+    channel = grpc.insecure_channel("127.0.0.1:" + port)
+    grpc.channel_ready_future(channel).result(timeout=30)
+    stub = pb_grpc.StoneGameStub(channel)
+    side_names = {pb.SIDE_LEFT: "left", pb.SIDE_RIGHT: "right"}
+
+    # Solve: known answers, random rows against the SPEC DP, planted losses.
+    rng = random.Random(5)
+    rows = [[3, 1, 9, 4], [1, 1, 2, 2], [5, 3], [7]]
+    for _ in range(300):
+        n = rng.randint(1, 25)
+        rows.append([rng.randint(1, rng.choice([3, 10, 10**9])) for _ in range(n)])
+    for _ in range(100):
+        tail = [rng.randint(1, 10) for _ in range(rng.randint(1, 20))]
+        t = spec_tables(tail)[0][0][len(tail) - 1]
+        if t >= 1:
+            rows.append([t] + tail)
+    batches = []
+    for start in range(0, len(rows), 40):
+        cases = [
+            pb.Case(id="r%d" % k, piles=rows[k], variant=pb.VARIANT_TWO_ENDS)
+            for k in range(start, min(start + 40, len(rows)))
+        ]
+        batches.append(pb.SolveRequest(cases=cases))
+    batches.append(
+        pb.SolveRequest(
+            cases=[
+                pb.Case(id="good", piles=[2, 2]),
+                pb.Case(id="bad", piles=[1, 0, 1]),
+                pb.Case(id="good2", piles=[2]),
+            ]
+        )
+    )
+    responses = list(stub.Solve(iter(batches), timeout=60))
+    check(len(responses) == len(batches), "one response per request")
+    results = [r for resp in responses[:-1] for r in resp.results]
+    check(len(results) == len(rows), "one result per case")
+    losses = 0
+    for k, (row, res) in enumerate(zip(rows, results)):
+        check(res.id == "r%d" % k, "id/order of case %d: %s" % (k, res.id))
+        moves = spec_winning_moves(row)
+        want = bool(moves)
+        losses += not want
+        check(res.first_player_wins == want, "verdict of %s" % row)
+        if want:
+            got = (side_names[res.best_move.side], res.best_move.remaining)
+            check(got in moves, "best move of %s: %s" % (row, got))
+    check(losses >= 90, "planted losses: %d" % losses)
+    last = responses[-1].results
+    check([r.id for r in last] == ["good", "bad", "good2"], "ids of the mixed batch")
+    check(not last[0].first_player_wins and last[2].first_player_wins, "neighbours")
+    check(last[1].HasField("error"), "the invalid case has an error")
+    check(last[1].error.code == pb.CASE_ERROR_CODE_ZERO_PILE, "error code")
+    check(last[1].error.pile_index == 2 and last[1].error.field == "piles", "error place")
+
+    # SuggestMove.
+    r = stub.SuggestMove(pb.SuggestMoveRequest(piles=[3, 1, 9, 4]), timeout=30)
+    check(not r.mover_wins, "3 1 9 4 is lost")
+    check(
+        r.chosen.side == pb.SIDE_RIGHT and r.chosen.take == 1 and r.chosen.remaining == 3,
+        "bot move in 3 1 9 4: %s" % r.chosen,
+    )
+    for row in rows[:60]:
+        r = stub.SuggestMove(pb.SuggestMoveRequest(piles=row, seed=1), timeout=30)
+        want = spec_winning_moves(row)
+        got = [(side_names[m.side], m.remaining) for m in r.winning_moves]
+        check(got == want, "winning moves of %s: %s vs %s" % (row, got, want))
+        check(r.mover_wins == bool(want), "mover_wins of %s" % row)
+    try:
+        stub.SuggestMove(pb.SuggestMoveRequest(piles=[]), timeout=30)
+        check(False, "an empty row must fail")
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.FAILED_PRECONDITION, "empty row: %s" % e.code())
+    try:
+        stub.SuggestMove(pb.SuggestMoveRequest(piles=[1], strength=2.0), timeout=30)
+        check(False, "strength 2 must fail")
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "strength: %s" % e.code())
+
+    # Health.
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ["", "stonegame.v1.StoneGame"]:
+        h = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=30)
+        check(h.status == health_pb2.HealthCheckResponse.SERVING, "health of %r" % service)
+
+    # Reflection (v1alpha, which every grpcio-reflection has).
+    refl = reflection_pb2_grpc.ServerReflectionStub(channel)
+    answers = list(
+        refl.ServerReflectionInfo(
+            iter(
+                [
+                    reflection_pb2.ServerReflectionRequest(list_services=""),
+                    reflection_pb2.ServerReflectionRequest(
+                        file_containing_symbol="stonegame.v1.StoneGame"
+                    ),
+                ]
+            ),
+            timeout=30,
+        )
+    )
+    names = [s.name for s in answers[0].list_services_response.service]
+    check("stonegame.v1.StoneGame" in names, "reflection lists %s" % names)
+    files = answers[1].file_descriptor_response.file_descriptor_proto
+    check(len(files) >= 1, "reflection returns the file of stonegame.v1.StoneGame")
+    print("interop OK: %d cases, %d losses, services %s" % (len(rows), losses, names))
+
+
+if __name__ == "__main__":
+    main()
