@@ -130,36 +130,38 @@ impl<R: BufRead> Tokenizer<R> {
                 return Ok(start);
             }
             let mut used = 0;
-            let mut done = false;
-            for &b in buf {
-                if b.is_ascii_whitespace() {
-                    if start.is_some() {
-                        done = true;
-                        break;
-                    }
-                    used += 1;
-                    if b == b'\n' {
+            if start.is_none() {
+                // Skip whitespace, counting lines.
+                while used < buf.len() && buf[used].is_ascii_whitespace() {
+                    if buf[used] == b'\n' {
                         self.line += 1;
                         self.column = 1;
                     } else {
                         self.column += 1;
                     }
-                } else {
-                    if start.is_none() {
-                        start = Some(Position {
-                            line: self.line,
-                            column: self.column,
-                        });
-                    }
-                    if self.token.len() <= MAX_TOKEN_SHOWN {
-                        self.token.push(b);
-                    }
-                    self.token_len += 1;
-                    self.column += 1;
                     used += 1;
                 }
+                if used == buf.len() {
+                    self.input.consume(used);
+                    continue;
+                }
+                start = Some(Position {
+                    line: self.line,
+                    column: self.column,
+                });
             }
-            self.input.consume(used);
+            // The token runs to the next whitespace (or past this buffer).
+            let rest = &buf[used..];
+            let len = rest
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .unwrap_or(rest.len());
+            let keep = len.min((MAX_TOKEN_SHOWN + 1).saturating_sub(self.token.len()));
+            self.token.extend_from_slice(&rest[..keep]);
+            self.token_len += len;
+            self.column += len as u64;
+            let done = len < rest.len();
+            self.input.consume(used + len);
             if done {
                 return Ok(start);
             }

@@ -129,9 +129,9 @@ macro_rules! multiversion {
 pub(crate) use multiversion;
 
 /// Width of a block in cells.
-pub const BLOCK_CELLS: usize = 4 * 1024;
+pub const BLOCK_CELLS: usize = 4096;
 /// Layers advanced per block step (also the ghost-zone width).
-pub const BLOCK_LAYERS: usize = 128;
+pub const BLOCK_LAYERS: usize = 64;
 
 /// How to run a kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
