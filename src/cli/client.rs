@@ -40,14 +40,14 @@ pub enum ClientCommand {
     /// Measure QPS and latency of SuggestMove (or health) under load.
     Loadtest(LoadtestArgs),
     /// Check a contestant's output on the server (testlib exit codes).
-    Check(CheckArgs),
+    Check(RemoteCheckArgs),
     /// Generate OJ-format test data on the server.
-    Gen(GenArgs),
+    Gen(RemoteGenArgs),
 }
 
 /// Arguments of `client check`: the server and those of `stonegame check`.
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {
+pub struct RemoteCheckArgs {
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -56,7 +56,7 @@ pub struct CheckArgs {
 
 /// Arguments of `client gen`: the server and those of `stonegame gen`.
 #[derive(Debug, clap::Args)]
-pub struct GenArgs {
+pub struct RemoteGenArgs {
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -392,7 +392,7 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
     }
 }
 
-fn run_check(runtime: &tokio::runtime::Runtime, args: &CheckArgs) -> ExitCode {
+fn run_check(runtime: &tokio::runtime::Runtime, args: &RemoteCheckArgs) -> ExitCode {
     let (line, code) = match super::check::open_files(&args.check) {
         Ok((input, answer)) => {
             let variant = args.check.variant.into();
@@ -424,7 +424,7 @@ enum RemoteGenError {
     Answers(io::Error),
 }
 
-fn run_gen(runtime: &tokio::runtime::Runtime, args: &GenArgs) -> ExitCode {
+fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> ExitCode {
     let spec = super::generate::spec(&args.gen_args);
     // Bad parameters are reported as offline, before any file is created.
     if let Err(e) = spec.validate() {
