@@ -192,13 +192,9 @@ impl Pipes {
         inner.closed = [true, true];
         self.shared.readable.notify_all();
     }
-
-    /// Marks the check as done: chunks pushed from now on are dropped.
-    pub fn finish(&self) {
-        finish(&self.shared);
-    }
 }
 
+/// Marks the check as done: chunks pushed from now on are dropped.
 fn finish(shared: &Shared) {
     let mut inner = shared.lock();
     inner.finished = true;
