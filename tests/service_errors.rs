@@ -234,20 +234,32 @@ async fn suggest_move_refuses_bad_requests() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn check_and_generate_are_unimplemented_for_now() {
+async fn check_and_generate_errors_then_normal_service() {
     let server = common::server(|_| {}).await;
     let mut client = common::client(&server).await;
     let s = client
-        .check(futures::stream::iter([pb::CheckRequest::default()]))
+        .check(futures::stream::iter([pb::CheckRequest {
+            part: None,
+            variant: 42,
+        }]))
         .await
         .unwrap_err();
-    assert_eq!(s.code(), Code::Unimplemented);
-    assert!(s.message().contains("Check"), "{s:?}");
+    assert_eq!(s.code(), Code::InvalidArgument);
+    assert!(s.message().starts_with("variant:"), "{s:?}");
+    // An empty stream is an empty input: a judge failure, not an error.
+    let r = client
+        .check(futures::stream::iter([pb::CheckRequest::default()]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.verdict, pb::Verdict::JudgeFailure as i32);
+    assert!(r.message.starts_with("FAIL "), "{r:?}");
     let s = client
         .generate(pb::GenerateRequest::default())
         .await
         .unwrap_err();
-    assert_eq!(s.code(), Code::Unimplemented);
+    assert_eq!(s.code(), Code::InvalidArgument);
+    assert!(s.message().contains("family"), "{s:?}");
     still_serves(&mut client).await;
 }
 

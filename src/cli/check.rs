@@ -6,13 +6,14 @@
 //! input file is malformed or a file cannot be opened or read). The rules are
 //! in [`crate::judge::check`].
 
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::judge::check::{Verdict, check};
 
-use super::{VariantArg, open_input};
+use super::VariantArg;
 
 /// Arguments of `stonegame check`.
 #[derive(Debug, clap::Args)]
@@ -37,22 +38,34 @@ pub fn run(args: CheckArgs) -> ExitCode {
 }
 
 fn verdict_line(args: &CheckArgs) -> (String, u8) {
-    let fail = |msg: String| (format!("FAIL {msg}"), Verdict::JudgeFailure.exit_code());
-    if args.input.as_os_str() == "-" && args.answer.as_os_str() == "-" {
-        return fail("the input and the answer cannot both be standard input".into());
-    }
-    let open = |path: &PathBuf, what: &str| {
-        open_input(Some(path))
-            .map_err(|e| format!("cannot open the {what} {}: {e}", path.display()))
+    let (input, answer) = match open_files(args) {
+        Ok(files) => files,
+        Err(msg) => return (msg, Verdict::JudgeFailure.exit_code()),
     };
-    let input = match open(&args.input, "input") {
-        Ok(i) => i,
-        Err(msg) => return fail(msg),
-    };
-    let answer = match open(&args.answer, "answer") {
-        Ok(a) => a,
-        Err(msg) => return fail(msg),
-    };
-    let report = check(input, answer, args.variant.into());
+    let buffered = |r| io::BufReader::with_capacity(1 << 16, r);
+    let report = check(buffered(input), buffered(answer), args.variant.into());
     (report.message, report.verdict.exit_code())
+}
+
+/// A readable file (or standard input) that may move to another thread.
+pub type SendRead = Box<dyn io::Read + Send>;
+
+/// Opens the input and the answer of `args`; the `FAIL …` verdict line if
+/// that is impossible (shared with `client check`).
+pub fn open_files(args: &CheckArgs) -> Result<(SendRead, SendRead), String> {
+    let fail = |msg: String| format!("FAIL {msg}");
+    if args.input.as_os_str() == "-" && args.answer.as_os_str() == "-" {
+        return Err(fail(
+            "the input and the answer cannot both be standard input".into(),
+        ));
+    }
+    let open = |path: &PathBuf, what: &str| -> Result<SendRead, String> {
+        if path.as_os_str() == "-" {
+            return Ok(Box::new(io::stdin()));
+        }
+        File::open(path)
+            .map(|f| Box::new(f) as SendRead)
+            .map_err(|e| fail(format!("cannot open the {what} {}: {e}", path.display())))
+    };
+    Ok((open(&args.input, "input")?, open(&args.answer, "answer")?))
 }

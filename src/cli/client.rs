@@ -4,7 +4,12 @@
 //!   messages and exit codes as the offline `stonegame solve`;
 //! * `suggest` — SuggestMove on one position;
 //! * `tables` — the `left` / `right` tables of a row;
-//! * `loadtest` — QPS and latency of SuggestMove (or health) under load.
+//! * `loadtest` — QPS and latency of SuggestMove (or health) under load;
+//! * `check` — the Check RPC, with the verdict line and testlib exit code of
+//!   the offline `stonegame check` (a server that cannot be reached or
+//!   refuses the call is `FAIL …`, exit 3, like an unreadable file);
+//! * `gen` — the Generate RPC, writing exactly the bytes of the offline
+//!   `stonegame gen` (input on stdout, answers to `--answers FILE`).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -15,6 +20,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::client::{Client, ClientError, LoadRpc, loadtest};
 use crate::core::Variant;
+use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
 use crate::service::convert::{move_from_pb, variant_to_pb};
 use crate::service::pb;
@@ -33,6 +39,28 @@ pub enum ClientCommand {
     Tables(TablesArgs),
     /// Measure QPS and latency of SuggestMove (or health) under load.
     Loadtest(LoadtestArgs),
+    /// Check a contestant's output on the server (testlib exit codes).
+    Check(RemoteCheckArgs),
+    /// Generate OJ-format test data on the server.
+    Gen(RemoteGenArgs),
+}
+
+/// Arguments of `client check`: the server and those of `stonegame check`.
+#[derive(Debug, clap::Args)]
+pub struct RemoteCheckArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    #[command(flatten)]
+    pub check: super::check::CheckArgs,
+}
+
+/// Arguments of `client gen`: the server and those of `stonegame gen`.
+#[derive(Debug, clap::Args)]
+pub struct RemoteGenArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    #[command(flatten)]
+    pub gen_args: super::generate::GenArgs,
 }
 
 /// The server to talk to.
@@ -135,6 +163,8 @@ pub fn run(cmd: ClientCommand) -> ExitCode {
         ClientCommand::Suggest(args) => runtime.block_on(run_suggest(args)),
         ClientCommand::Tables(args) => runtime.block_on(run_tables(args)),
         ClientCommand::Loadtest(args) => runtime.block_on(run_loadtest(args)),
+        ClientCommand::Check(args) => run_check(&runtime, &args),
+        ClientCommand::Gen(args) => run_gen(&runtime, &args),
     }
 }
 
@@ -358,6 +388,85 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
+        Err(e) => fail(e),
+    }
+}
+
+fn run_check(runtime: &tokio::runtime::Runtime, args: &RemoteCheckArgs) -> ExitCode {
+    let (line, code) = match super::check::open_files(&args.check) {
+        Ok((input, answer)) => {
+            let variant = args.check.variant.into();
+            let result = runtime.block_on(async {
+                let mut client = Client::connect(&args.server.server).await?;
+                client.check(input, answer, variant).await
+            });
+            match result {
+                Ok(report) => (report.message, report.verdict.exit_code()),
+                Err(e) => (format!("FAIL {e}"), Verdict::JudgeFailure.exit_code()),
+            }
+        }
+        Err(line) => (line, Verdict::JudgeFailure.exit_code()),
+    };
+    let mut out = io::stdout().lock();
+    // A verdict that cannot be printed still has its exit code.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    ExitCode::from(code)
+}
+
+/// Why a remote gen stopped.
+#[derive(Debug, thiserror::Error)]
+enum RemoteGenError {
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error("cannot write the test input: {0}")]
+    Input(io::Error),
+    #[error("cannot write the expected answers: {0}")]
+    Answers(io::Error),
+}
+
+fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> ExitCode {
+    let spec = super::generate::spec(&args.gen_args);
+    // Bad parameters are reported as offline, before any file is created.
+    if let Err(e) = spec.validate() {
+        return fail(e);
+    }
+    let mut stream = match runtime.block_on(async {
+        let mut client = Client::connect(&args.server.server).await?;
+        client.generate(&spec).await
+    }) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let mut answers = match &args.gen_args.answers {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some(io::BufWriter::with_capacity(1 << 16, f)),
+            Err(e) => return fail(format!("cannot create {}: {e}", path.display())),
+        },
+        None => None,
+    };
+    let mut input = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let result = (|| -> Result<(), RemoteGenError> {
+        while let Some(chunk) = runtime
+            .block_on(stream.message())
+            .map_err(ClientError::from)?
+        {
+            input
+                .write_all(&chunk.input_chunk)
+                .map_err(RemoteGenError::Input)?;
+            if let Some(out) = answers.as_mut() {
+                out.write_all(&chunk.answer_chunk)
+                    .map_err(RemoteGenError::Answers)?;
+            }
+        }
+        input.flush().map_err(RemoteGenError::Input)?;
+        if let Some(out) = answers.as_mut() {
+            out.flush().map_err(RemoteGenError::Answers)?;
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(RemoteGenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
 }

@@ -73,16 +73,21 @@ pub struct GenArgs {
     pub answers: Option<PathBuf>,
 }
 
-/// Runs the command.
-pub fn run(args: GenArgs) -> ExitCode {
-    let spec = GenSpec {
+/// The spec the arguments ask for (shared with `client gen`).
+pub fn spec(args: &GenArgs) -> GenSpec {
+    GenSpec {
         family: args.family.into(),
         cases: args.cases,
         max_n: args.max_n,
         max_a: args.max_a,
         seed: args.seed,
         variant: args.variant.into(),
-    };
+    }
+}
+
+/// Runs the command.
+pub fn run(args: GenArgs) -> ExitCode {
+    let spec = spec(&args);
     // Bad parameters are reported before any file is created.
     if let Err(e) = spec.validate() {
         return fail(e);

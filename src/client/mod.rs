@@ -5,18 +5,26 @@
 //!   flight. [`Client::solve`] does the batching for a list of cases.
 //! * [`Client::suggest`] wraps SuggestMove, [`Client::tables`] collects and
 //!   unpacks GetTables, [`Client::health`] asks grpc.health.v1.
+//! * [`Client::check`] streams a test input and an answer to Check,
+//!   alternately in [`CHECK_CHUNK`]-byte chunks, and returns the checker's
+//!   report; [`Client::generate`] opens a Generate stream for a
+//!   [`GenSpec`].
 //! * [`loadtest`] measures QPS and latency percentiles of SuggestMove (or of
 //!   the health check, the floor) with many concurrent clients.
 
+use std::io::{self, Read};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
+use tokio::sync::mpsc;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Status, Streaming};
 
 use crate::core::Variant;
 use crate::core::tables::decode;
-use crate::service::convert::variant_to_pb;
+use crate::judge::check::CheckReport;
+use crate::judge::generate::GenSpec;
+use crate::service::convert::{report_from_pb, variant_to_pb};
 use crate::service::pb;
 use crate::service::pb::stone_game_client::StoneGameClient;
 use crate::service::tables::unpack;
@@ -39,6 +47,72 @@ pub enum ClientError {
     /// The server broke the protocol's promises.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    /// A local file could not be read.
+    #[error("cannot read the {what}: {source}")]
+    Read {
+        what: &'static str,
+        source: io::Error,
+    },
+}
+
+/// Bytes per chunk [`Client::check`] sends.
+pub const CHECK_CHUNK: usize = 64 << 10;
+
+/// Sends `input` and `answer` alternately, a chunk of each at a time, until
+/// both end. On a read error the stream is left open (an `Err` item tells
+/// [`Client::check`] to drop the call) so the server never judges a
+/// truncated file.
+fn feed_check(
+    mut input: impl Read,
+    mut answer: impl Read,
+    variant: i32,
+    tx: &mpsc::Sender<Result<pb::CheckRequest, ()>>,
+) -> Result<(), ClientError> {
+    use pb::check_request::Part;
+    let mut ended = [false, false];
+    while !ended.iter().all(|&e| e) {
+        for (i, what) in ["input", "answer"].into_iter().enumerate() {
+            if ended[i] {
+                continue;
+            }
+            let reader: &mut dyn Read = if i == 0 { &mut input } else { &mut answer };
+            let mut buf = Vec::with_capacity(CHECK_CHUNK);
+            if let Err(source) = reader.take(CHECK_CHUNK as u64).read_to_end(&mut buf) {
+                let _ = tx.blocking_send(Err(()));
+                return Err(ClientError::Read { what, source });
+            }
+            ended[i] = buf.len() < CHECK_CHUNK;
+            if buf.is_empty() {
+                continue;
+            }
+            let part = if i == 0 {
+                Part::InputChunk(buf)
+            } else {
+                Part::AnswerChunk(buf)
+            };
+            let message = pb::CheckRequest {
+                part: Some(part),
+                variant,
+            };
+            if tx.blocking_send(Ok(message)).is_err() {
+                // The call ended (the server answered or failed).
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The request of a [`GenSpec`].
+pub fn generate_request(spec: &GenSpec) -> pb::GenerateRequest {
+    pb::GenerateRequest {
+        family: spec.family.name().to_string(),
+        cases: spec.cases,
+        max_n: spec.max_n,
+        max_a: spec.max_a,
+        seed: spec.seed,
+        variant: variant_to_pb(spec.variant) as i32,
+    }
 }
 
 /// A connected client.
@@ -124,6 +198,61 @@ impl Client {
             out.extend(response.results);
         }
         Ok(out)
+    }
+
+    /// Checks `answer` against the test `input` for `variant`: both are
+    /// read on a blocking thread and sent alternately in [`CHECK_CHUNK`]-byte
+    /// chunks over one Check stream. The report is the offline checker's.
+    pub async fn check(
+        &mut self,
+        input: impl Read + Send + 'static,
+        answer: impl Read + Send + 'static,
+        variant: Variant,
+    ) -> Result<CheckReport, ClientError> {
+        let raw = variant_to_pb(variant) as i32;
+        let (tx, rx) = mpsc::channel::<Result<pb::CheckRequest, ()>>(4);
+        // The first message carries the variant even if both files are empty.
+        let first = pb::CheckRequest {
+            part: None,
+            variant: raw,
+        };
+        let _ = tx.send(Ok(first)).await;
+        let mut feeder = tokio::task::spawn_blocking(move || feed_check(input, answer, raw, &tx));
+        let requests = futures::stream::unfold(rx, |mut rx| async move {
+            match rx.recv().await {
+                Some(Ok(message)) => Some((message, rx)),
+                // A read error: never end the stream normally.
+                Some(Err(())) => futures::future::pending().await,
+                None => None,
+            }
+        });
+        let call = self.inner.check(requests);
+        tokio::pin!(call);
+        let response = tokio::select! {
+            response = &mut call => response?,
+            fed = &mut feeder => {
+                match fed {
+                    Ok(Ok(())) => call.await?,
+                    Ok(Err(e)) => return Err(e),
+                    Err(e) => return Err(ClientError::Protocol(format!("the reading task failed: {e}"))),
+                }
+            }
+        };
+        report_from_pb(response.into_inner())
+            .ok_or_else(|| ClientError::Protocol("a Check response without a verdict".into()))
+    }
+
+    /// Opens a Generate stream for `spec`: the input in `input_chunk`s, the
+    /// expected answers in `answer_chunk`s.
+    pub async fn generate(
+        &mut self,
+        spec: &GenSpec,
+    ) -> Result<Streaming<pb::GenerateChunk>, ClientError> {
+        Ok(self
+            .inner
+            .generate(generate_request(spec))
+            .await?
+            .into_inner())
     }
 
     /// Asks for a move; `strength` `None` means perfect play.

@@ -315,14 +315,22 @@ impl<R: BufRead> Checker<R> {
         ));
     }
 
-    /// Solves the batch and compares its verdicts, unless comparing stopped.
-    fn flush(&mut self, batch: &mut Batch, variant: Variant) -> Result<(), Failure> {
+    /// Solves the batch (on `pool`, else on the current or global rayon
+    /// pool) and compares its verdicts, unless comparing stopped.
+    fn flush(
+        &mut self,
+        batch: &mut Batch,
+        variant: Variant,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<(), Failure> {
         if self.format_error.is_some() || batch.is_empty() {
             return Ok(());
         }
-        let verdicts = batch
-            .solve(variant)
-            .map_err(|e| Failure(format!("a case of the input is invalid: {e}")))?;
+        let verdicts = match pool {
+            Some(pool) => pool.install(|| batch.solve(variant)),
+            None => batch.solve(variant),
+        }
+        .map_err(|e| Failure(format!("a case of the input is invalid: {e}")))?;
         for expected in verdicts {
             self.compare(expected)?;
             if self.format_error.is_some() {
@@ -340,6 +348,18 @@ impl<R: BufRead> Checker<R> {
 /// chunks can pass any `BufRead` over them (the two are read alternately, a
 /// batch of input cases at a time).
 pub fn check(input: impl BufRead, answer: impl BufRead, variant: Variant) -> CheckReport {
+    check_in(input, answer, variant, None)
+}
+
+/// [`check`], solving the batches of cases on `pool` (`None`: the current
+/// or global rayon pool). A service calls it from a thread that may block on
+/// the network while the CPU work stays on its worker pool.
+pub fn check_in(
+    input: impl BufRead,
+    answer: impl BufRead,
+    variant: Variant,
+    pool: Option<&rayon::ThreadPool>,
+) -> CheckReport {
     let failure = |cases, detail: String| CheckReport {
         verdict: Verdict::JudgeFailure,
         message: format!("FAIL {detail}"),
@@ -366,7 +386,7 @@ pub fn check(input: impl BufRead, answer: impl BufRead, variant: Variant) -> Che
                 if checker.format_error.is_none() {
                     batch.push(case.piles);
                     if batch.is_full()
-                        && let Err(stop) = checker.flush(&mut batch, variant)
+                        && let Err(stop) = checker.flush(&mut batch, variant, pool)
                     {
                         break Some(stop);
                     }
@@ -377,7 +397,7 @@ pub fn check(input: impl BufRead, answer: impl BufRead, variant: Variant) -> Che
             }
             None => {
                 break checker
-                    .flush(&mut batch, variant)
+                    .flush(&mut batch, variant, pool)
                     .and_then(|()| match checker.format_error {
                         Some(_) => Ok(()),
                         None => checker.finish_answer(),

@@ -587,7 +587,19 @@ impl Iterator for Rows {
 pub fn generate(
     spec: &GenSpec,
     input: &mut dyn Write,
+    answers: Option<&mut dyn Write>,
+) -> Result<GenSummary, GenError> {
+    generate_in(spec, input, answers, None)
+}
+
+/// [`generate`], solving the expected answers on `pool` (`None`: the
+/// current or global rayon pool). A service calls it from a thread that may
+/// block on a slow client while the CPU work stays on its worker pool.
+pub fn generate_in(
+    spec: &GenSpec,
+    input: &mut dyn Write,
     mut answers: Option<&mut dyn Write>,
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<GenSummary, GenError> {
     let rows = Rows::new(spec)?;
     let mut summary = GenSummary {
@@ -608,7 +620,11 @@ pub fn generate(
         if let Some(out) = answers.as_deref_mut() {
             batch.push(row);
             if batch.is_full() || i as u64 + 1 == total {
-                for wins in batch.solve(spec.variant)? {
+                let verdicts = match pool {
+                    Some(pool) => pool.install(|| batch.solve(spec.variant)),
+                    None => batch.solve(spec.variant),
+                };
+                for wins in verdicts? {
                     if !wins {
                         summary.losses = summary.losses.map(|l| l + 1);
                     }

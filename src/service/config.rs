@@ -80,6 +80,14 @@ pub struct Limits {
     pub max_table_piles: usize,
     /// Default and largest rows per `TablesChunk`.
     pub max_chunk_rows: u32,
+    /// Bytes of one `Check` stream buffered at once (the side sent ahead of
+    /// the other); beyond it the stream fails with `RESOURCE_EXHAUSTED`.
+    pub max_check_bytes: usize,
+    /// Cases of one `Generate` request (for `exhaustive`: the rows it
+    /// holds).
+    pub max_generate_cases: u64,
+    /// Cases × max_n of one `Generate` request: bounds its output size.
+    pub max_generate_piles: u64,
 }
 
 /// Why the configuration cannot be used.
@@ -160,6 +168,9 @@ impl Config {
                 "limits.max_chunk_rows",
                 u64::from(self.limits.max_chunk_rows),
             ),
+            ("limits.max_check_bytes", self.limits.max_check_bytes as u64),
+            ("limits.max_generate_cases", self.limits.max_generate_cases),
+            ("limits.max_generate_piles", self.limits.max_generate_piles),
         ];
         for (key, value) in positive {
             if value == 0 {

@@ -4,6 +4,7 @@
 //! that can fail.
 
 use crate::core::{Move, Side, Variant};
+use crate::judge::check::{CheckReport, Mismatch, Verdict};
 
 use super::pb;
 
@@ -60,6 +61,68 @@ pub fn move_from_pb(m: &pb::Move) -> Option<Move> {
     })
 }
 
+/// The wire `Verdict` of a checker verdict.
+pub fn verdict_to_pb(verdict: Verdict) -> pb::Verdict {
+    match verdict {
+        Verdict::Accepted => pb::Verdict::Accepted,
+        Verdict::WrongAnswer => pb::Verdict::WrongAnswer,
+        Verdict::PresentationError => pb::Verdict::PresentationError,
+        Verdict::JudgeFailure => pb::Verdict::JudgeFailure,
+    }
+}
+
+/// Decodes a wire `Verdict`; `None` when unspecified or unknown.
+pub fn verdict_from_pb(raw: i32) -> Option<Verdict> {
+    match pb::Verdict::try_from(raw).ok()? {
+        pb::Verdict::Accepted => Some(Verdict::Accepted),
+        pb::Verdict::WrongAnswer => Some(Verdict::WrongAnswer),
+        pb::Verdict::PresentationError => Some(Verdict::PresentationError),
+        pb::Verdict::JudgeFailure => Some(Verdict::JudgeFailure),
+        pb::Verdict::Unspecified => None,
+    }
+}
+
+impl From<CheckReport> for pb::CheckResponse {
+    fn from(r: CheckReport) -> Self {
+        pb::CheckResponse {
+            verdict: verdict_to_pb(r.verdict) as i32,
+            message: r.message,
+            cases: r.cases,
+            wrong_cases: r.wrong_cases,
+            first_mismatch: r.first_mismatch.map(|m| pb::Mismatch {
+                case: m.case,
+                expected: u32::from(m.expected),
+                got: u32::from(m.got),
+            }),
+        }
+    }
+}
+
+/// Decodes a wire `CheckResponse`; `None` when its verdict is not one of
+/// the four or a mismatch holds something other than 0 or 1.
+pub fn report_from_pb(r: pb::CheckResponse) -> Option<CheckReport> {
+    let bit = |v: u32| match v {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    };
+    let first_mismatch = match r.first_mismatch {
+        Some(m) => Some(Mismatch {
+            case: m.case,
+            expected: bit(m.expected)?,
+            got: bit(m.got)?,
+        }),
+        None => None,
+    };
+    Some(CheckReport {
+        verdict: verdict_from_pb(r.verdict)?,
+        message: r.message,
+        cases: r.cases,
+        wrong_cases: r.wrong_cases,
+        first_mismatch,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +145,22 @@ mod tests {
         };
         assert_eq!(move_from_pb(&m.into()), Some(m));
         assert_eq!(move_from_pb(&pb::Move::default()), None);
+    }
+
+    #[test]
+    fn reports_round_trip() {
+        let r = CheckReport {
+            verdict: Verdict::WrongAnswer,
+            message: "wrong answer case 2".into(),
+            cases: 3,
+            wrong_cases: 1,
+            first_mismatch: Some(Mismatch {
+                case: 2,
+                expected: false,
+                got: true,
+            }),
+        };
+        assert_eq!(report_from_pb(r.clone().into()), Some(r));
+        assert_eq!(report_from_pb(pb::CheckResponse::default()), None);
     }
 }

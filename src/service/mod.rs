@@ -6,7 +6,7 @@
 //!   `STONEGAME_*` environment, flags);
 //! * [`convert`] / [`validate`] — proto ↔ core types and request validation
 //!   at the boundary, with typed errors mapped to `tonic::Status`;
-//! * [`solve`], [`tables`], [`suggest`] — the RPCs;
+//! * [`solve`], [`tables`], [`suggest`], [`check`], [`generate`] — the RPCs;
 //! * [`limits`] — admission control, concurrency limits, cancellation;
 //! * [`server`] — building and serving with health, reflection and graceful
 //!   shutdown;
@@ -15,8 +15,10 @@
 //! The game itself lives in [`crate::core`]; CPU work runs on a rayon pool,
 //! never on the async runtime's threads.
 
+pub mod check;
 pub mod config;
 pub mod convert;
+pub mod generate;
 pub mod limits;
 pub mod server;
 pub mod solve;

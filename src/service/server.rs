@@ -191,22 +191,33 @@ impl StoneGame for StoneGameService {
 
     async fn check(
         &self,
-        _request: Request<Streaming<pb::CheckRequest>>,
+        request: Request<Streaming<pb::CheckRequest>>,
     ) -> Result<Response<pb::CheckResponse>, Status> {
-        Err(Status::unimplemented(
-            "Check is declared but not implemented yet on this server; \
-             use `stonegame check` offline",
-        ))
+        let span = tracing::info_span!(
+            "Check",
+            variant = tracing::field::Empty,
+            verdict = tracing::field::Empty,
+            cases = tracing::field::Empty,
+        );
+        super::check::check(&self.state, request)
+            .instrument(span)
+            .await
     }
 
     async fn generate(
         &self,
-        _request: Request<pb::GenerateRequest>,
+        request: Request<pb::GenerateRequest>,
     ) -> Result<Response<Self::GenerateStream>, Status> {
-        Err(Status::unimplemented(
-            "Generate is declared but not implemented yet on this server; \
-             use `stonegame gen` offline",
-        ))
+        let req = request.get_ref();
+        let span = tracing::info_span!(
+            "Generate",
+            family = %req.family,
+            cases = req.cases,
+            max_n = req.max_n,
+        );
+        super::generate::generate(&self.state, request)
+            .instrument(span)
+            .await
     }
 }
 

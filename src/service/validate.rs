@@ -10,6 +10,9 @@ use tonic::{Code, Status};
 use crate::core::row::validate_piles;
 use crate::core::{RowError, Variant};
 
+use crate::judge::generate::{Family, GenSpec};
+
+use super::config::Limits;
 use super::convert::variant_from_pb;
 use super::pb::{self, CaseErrorCode};
 
@@ -40,6 +43,39 @@ pub enum RequestError {
     /// Strength outside [0, 1] or NaN.
     #[error("strength: {0} is not a number between 0 and 1")]
     BadStrength(f64),
+    /// A Check message naming another variant than the first message.
+    #[error(
+        "variant: the stream is judged for {first} (its first message), but a later \
+         message names {}", variant_name(*now)
+    )]
+    VariantChanged { first: Variant, now: i32 },
+    /// A Generate family this server does not know.
+    #[error("family: {0}")]
+    UnknownFamily(String),
+    /// Generate parameters the generator refuses (its message).
+    #[error("{0}")]
+    Generator(String),
+    /// A Generate request making more cases than allowed.
+    #[error("cases: the request makes {cases} cases, more than the limit of {max}")]
+    TooManyGeneratedCases { cases: u64, max: u64 },
+    /// A Generate request whose output could exceed the size limit.
+    #[error(
+        "max_n: {cases} cases of up to {max_n} piles make up to {piles} piles, more than \
+         the limit of {max} per request"
+    )]
+    TooManyGeneratedPiles {
+        cases: u64,
+        max_n: u64,
+        piles: u64,
+        max: u64,
+    },
+}
+
+fn variant_name(raw: i32) -> String {
+    match pb::Variant::try_from(raw) {
+        Ok(v) => v.as_str_name().to_string(),
+        Err(_) => format!("the unknown variant {raw}"),
+    }
 }
 
 impl RequestError {
@@ -48,12 +84,17 @@ impl RequestError {
         match self {
             RequestError::TooManyCases { .. }
             | RequestError::TooManyPiles { .. }
-            | RequestError::TableTooLarge { .. } => Code::ResourceExhausted,
+            | RequestError::TableTooLarge { .. }
+            | RequestError::TooManyGeneratedCases { .. }
+            | RequestError::TooManyGeneratedPiles { .. } => Code::ResourceExhausted,
             RequestError::AlreadyLost => Code::FailedPrecondition,
             RequestError::Empty
             | RequestError::Pile(_)
             | RequestError::UnknownVariant(_)
-            | RequestError::BadStrength(_) => Code::InvalidArgument,
+            | RequestError::BadStrength(_)
+            | RequestError::VariantChanged { .. }
+            | RequestError::UnknownFamily(_)
+            | RequestError::Generator(_) => Code::InvalidArgument,
         }
     }
 }
@@ -62,6 +103,40 @@ impl From<RequestError> for Status {
     fn from(e: RequestError) -> Status {
         Status::new(e.code(), e.to_string())
     }
+}
+
+/// Validates a GenerateRequest against the generator's rules and the
+/// server's limits; the spec to generate.
+pub fn check_generate(req: &pb::GenerateRequest, limits: &Limits) -> Result<GenSpec, RequestError> {
+    let family: Family = req.family.parse().map_err(RequestError::UnknownFamily)?;
+    let variant = variant_from_pb(req.variant).ok_or(RequestError::UnknownVariant(req.variant))?;
+    let spec = GenSpec {
+        family,
+        cases: req.cases,
+        max_n: req.max_n,
+        max_a: req.max_a,
+        seed: req.seed,
+        variant,
+    };
+    let cases = spec
+        .validate()
+        .map_err(|e| RequestError::Generator(e.to_string()))?;
+    if cases > limits.max_generate_cases {
+        return Err(RequestError::TooManyGeneratedCases {
+            cases,
+            max: limits.max_generate_cases,
+        });
+    }
+    let piles = cases.saturating_mul(spec.max_n);
+    if piles > limits.max_generate_piles {
+        return Err(RequestError::TooManyGeneratedPiles {
+            cases,
+            max_n: spec.max_n,
+            piles,
+            max: limits.max_generate_piles,
+        });
+    }
+    Ok(spec)
 }
 
 /// Checks the number of cases of a SolveRequest.

@@ -1,0 +1,368 @@
+//! `Check`: a contestant's answer against a test input, both streamed by the
+//! client in chunks, in any interleaving.
+//!
+//! [`judge::check`](crate::judge::check) reads the input and the answer
+//! alternately, a batch of cases at a time, through two `BufRead`s. Here the
+//! two are [`PipeReader`]s fed by the async side through [`Pipes`]: the
+//! RPC's task routes every incoming chunk to its pipe, while the check runs
+//! on a blocking thread (its batches are solved on the CPU pool).
+//!
+//! Memory: a pipe takes chunks freely while it holds less than a small
+//! window; beyond that the async side stops reading the client (HTTP/2 flow
+//! control pushes back) — unless the checker is waiting for the *other*
+//! file, in which case the pipe grows, so a client that sends the whole
+//! input before the answer does not deadlock. What is buffered in all is
+//! bounded by `max_check_bytes`; beyond it the RPC fails with
+//! `RESOURCE_EXHAUSTED`.
+//!
+//! The variant comes from the first message; a later message naming another
+//! one is `INVALID_ARGUMENT`. A malformed input is a `JUDGE_FAILURE`
+//! verdict, not an RPC error. When the client goes away (or its deadline
+//! passes, or the server's grace ends), the pipes fail and the check stops.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Read};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::core::Variant;
+use crate::judge::check::{CheckReport, check_in};
+
+use super::convert::{variant_from_pb, variant_to_pb};
+use super::limits::{CancelFlag, grpc_timeout};
+use super::pb;
+use super::server::State;
+use super::validate::RequestError;
+
+/// Bytes a pipe takes without waiting while the checker is busy.
+const WINDOW: usize = 1 << 20;
+
+/// Which of the two files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The test input.
+    Input = 0,
+    /// The contestant's answer.
+    Answer = 1,
+}
+
+impl Part {
+    fn other(self) -> Part {
+        match self {
+            Part::Input => Part::Answer,
+            Part::Answer => Part::Input,
+        }
+    }
+}
+
+/// Why a Check stream failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CheckError {
+    /// More bytes buffered at once than allowed.
+    #[error(
+        "the check holds {held} bytes sent ahead and a chunk of {chunk} more would pass the \
+         server's limit of {max} bytes: send the input and the answer interleaved, in \
+         smaller chunks"
+    )]
+    TooMuchBuffered {
+        held: usize,
+        chunk: usize,
+        max: usize,
+    },
+    /// The variant changed in the middle of the stream.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+}
+
+impl From<CheckError> for Status {
+    fn from(e: CheckError) -> Status {
+        match e {
+            CheckError::TooMuchBuffered { .. } => Status::resource_exhausted(e.to_string()),
+            CheckError::Request(r) => r.into(),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    queues: [VecDeque<Vec<u8>>; 2],
+    queued: [usize; 2],
+    /// The end of each file has been reached (the stream ended).
+    closed: [bool; 2],
+    /// The file the checker is blocked on, if any.
+    waiting_on: Option<Part>,
+    /// The writer went away without closing: the reads fail.
+    aborted: bool,
+    /// The checker returned: further chunks are dropped.
+    finished: bool,
+}
+
+#[derive(Debug)]
+struct Shared {
+    inner: Mutex<Inner>,
+    /// Wakes the checker (data, end of file or abort).
+    readable: Condvar,
+    /// Wakes the async writer (data taken, checker waiting or done).
+    writable: Notify,
+    max_bytes: usize,
+    window: usize,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A poisoned lock only means a reader panicked; the state is plain
+        // data and stays consistent.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The async side of the two pipes of one Check: the RPC task pushes
+/// chunks; dropping it without [`Pipes::close`] makes the reads fail.
+#[derive(Debug)]
+pub struct Pipes {
+    shared: Arc<Shared>,
+}
+
+impl Pipes {
+    /// Two pipes holding at most `max_bytes` in all, and their readers.
+    pub fn new(max_bytes: usize, cancel: CancelFlag) -> (Pipes, PipeReader, PipeReader) {
+        let shared = Arc::new(Shared {
+            inner: Mutex::new(Inner::default()),
+            readable: Condvar::new(),
+            writable: Notify::new(),
+            max_bytes,
+            window: WINDOW.min(max_bytes / 4).max(1),
+        });
+        let reader = |part| PipeReader {
+            shared: Arc::clone(&shared),
+            part,
+            current: Vec::new(),
+            pos: 0,
+            cancel: cancel.clone(),
+        };
+        let (input, answer) = (reader(Part::Input), reader(Part::Answer));
+        (Pipes { shared }, input, answer)
+    }
+
+    /// Appends `chunk` to `part`, waiting while that pipe is full and the
+    /// checker is not waiting for the other one.
+    pub async fn push(&self, part: Part, chunk: Vec<u8>) -> Result<(), CheckError> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        loop {
+            let notified = self.shared.writable.notified();
+            {
+                let mut inner = self.shared.lock();
+                if inner.finished {
+                    return Ok(());
+                }
+                let held = inner.queued[0] + inner.queued[1];
+                if held.saturating_add(chunk.len()) > self.shared.max_bytes {
+                    return Err(CheckError::TooMuchBuffered {
+                        held,
+                        chunk: chunk.len(),
+                        max: self.shared.max_bytes,
+                    });
+                }
+                let i = part as usize;
+                if inner.queued[i] < self.shared.window
+                    || inner.waiting_on == Some(part.other())
+                    || inner.waiting_on == Some(part)
+                {
+                    if inner.waiting_on == Some(part) {
+                        inner.waiting_on = None;
+                    }
+                    inner.queued[i] += chunk.len();
+                    inner.queues[i].push_back(chunk);
+                    self.shared.readable.notify_all();
+                    return Ok(());
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Ends both files (the client's stream ended).
+    pub fn close(&self) {
+        let mut inner = self.shared.lock();
+        inner.closed = [true, true];
+        self.shared.readable.notify_all();
+    }
+}
+
+/// Marks the check as done: chunks pushed from now on are dropped.
+fn finish(shared: &Shared) {
+    let mut inner = shared.lock();
+    inner.finished = true;
+    inner.queues = Default::default();
+    inner.queued = [0, 0];
+    shared.writable.notify_one();
+}
+
+impl Drop for Pipes {
+    fn drop(&mut self) {
+        let mut inner = self.shared.lock();
+        if !inner.closed.iter().all(|&c| c) {
+            inner.aborted = true;
+        }
+        self.shared.readable.notify_all();
+    }
+}
+
+/// The blocking side of one pipe: a `BufRead` over the chunks of one file.
+#[derive(Debug)]
+pub struct PipeReader {
+    shared: Arc<Shared>,
+    part: Part,
+    current: Vec<u8>,
+    pos: usize,
+    cancel: CancelFlag,
+}
+
+impl BufRead for PipeReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos < self.current.len() {
+            return Ok(&self.current[self.pos..]);
+        }
+        let i = self.part as usize;
+        let mut inner = self.shared.lock();
+        loop {
+            if inner.aborted || self.cancel.is_cancelled() {
+                return Err(io::Error::other("the check was cancelled"));
+            }
+            if let Some(chunk) = inner.queues[i].pop_front() {
+                inner.queued[i] -= chunk.len();
+                if inner.waiting_on == Some(self.part) {
+                    inner.waiting_on = None;
+                }
+                drop(inner);
+                self.shared.writable.notify_one();
+                self.current = chunk;
+                self.pos = 0;
+                return Ok(&self.current);
+            }
+            if inner.closed[i] {
+                return Ok(&[]);
+            }
+            if inner.waiting_on != Some(self.part) {
+                inner.waiting_on = Some(self.part);
+                self.shared.writable.notify_one();
+            }
+            // The timeout only lets the server's shutdown flag be seen.
+            inner = self
+                .shared
+                .readable
+                .wait_timeout(inner, Duration::from_millis(100))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.pos = (self.pos + amount).min(self.current.len());
+    }
+}
+
+impl Read for PipeReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// Marks the pipes finished when the check returns (or panics).
+struct FinishOnDrop(Arc<Shared>);
+
+impl Drop for FinishOnDrop {
+    fn drop(&mut self) {
+        finish(&self.0);
+    }
+}
+
+/// Answers one Check stream.
+pub async fn check(
+    state: &Arc<State>,
+    request: Request<Streaming<pb::CheckRequest>>,
+) -> Result<Response<pb::CheckResponse>, Status> {
+    let _permit = state.rpcs.admit(&state.metrics)?;
+    let started = Instant::now();
+    let deadline = grpc_timeout(request.metadata());
+    let work = run(state, request.into_inner());
+    let report = match deadline {
+        Some(limit) => tokio::time::timeout(limit, work).await.map_err(|_| {
+            Status::deadline_exceeded(
+                "the deadline passed before the check ended; it was cancelled",
+            )
+        })??,
+        None => work.await?,
+    };
+    let span = tracing::Span::current();
+    span.record("verdict", report.verdict.testlib_name());
+    span.record("cases", report.cases);
+    tracing::info!(
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "Check done"
+    );
+    Ok(Response::new(report.into()))
+}
+
+/// Routes the stream's chunks into the pipes while the check runs on a
+/// blocking thread; returns its report.
+async fn run(
+    state: &Arc<State>,
+    mut inbound: Streaming<pb::CheckRequest>,
+) -> Result<CheckReport, Status> {
+    let first = inbound.message().await?;
+    let raw_variant = first.as_ref().map_or(0, |m| m.variant);
+    let variant = variant_from_pb(raw_variant).ok_or(RequestError::UnknownVariant(raw_variant))?;
+    tracing::Span::current().record("variant", tracing::field::display(variant));
+    let (pipes, input, answer) = Pipes::new(state.limits.max_check_bytes, state.cancel_all.clone());
+    let job_state = Arc::clone(state);
+    let finished = FinishOnDrop(Arc::clone(&pipes.shared));
+    let mut job = tokio::task::spawn_blocking(move || {
+        let _finished = finished;
+        check_in(input, answer, variant, Some(&job_state.pool))
+    });
+    let mut next = first;
+    let mut ended = false;
+    loop {
+        if let Some(message) = next.take() {
+            route(&pipes, message, variant).await?;
+        } else if !ended {
+            ended = true;
+            pipes.close();
+        }
+        tokio::select! {
+            report = &mut job => {
+                return report.map_err(|_| Status::internal("the check failed on the server"));
+            }
+            message = inbound.message(), if !ended => next = message?,
+        }
+    }
+}
+
+/// Checks the message's variant and pushes its chunk into its pipe.
+async fn route(pipes: &Pipes, message: pb::CheckRequest, variant: Variant) -> Result<(), Status> {
+    if message.variant != 0 && message.variant != variant_to_pb(variant) as i32 {
+        return Err(RequestError::VariantChanged {
+            first: variant,
+            now: message.variant,
+        }
+        .into());
+    }
+    match message.part {
+        Some(pb::check_request::Part::InputChunk(bytes)) => pipes.push(Part::Input, bytes).await?,
+        Some(pb::check_request::Part::AnswerChunk(bytes)) => {
+            pipes.push(Part::Answer, bytes).await?
+        }
+        None => {}
+    }
+    Ok(())
+}
