@@ -11,48 +11,12 @@ use crate::judge::generate::{Family, GenError, GenSpec, generate};
 
 use super::{VariantArg, fail};
 
-/// The family of rows, as a command-line value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FamilyArg {
-    /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
-    Random,
-    /// Piles of 1..=3 stones.
-    Tiny,
-    /// Piles of a row within ±1 of one another.
-    Near,
-    /// Rows that read the same from both ends.
-    Palindrome,
-    /// n = max-n, piles among the three largest values.
-    Max,
-    /// Half first-player losses, half near-misses (a_1 one off).
-    Planted,
-    /// Every row up to max-n piles of 1..=max-a stones (--cases is a cap).
-    Exhaustive,
-    /// Rows known wrong solutions get wrong, mixed with planted losses.
-    Hack,
-}
-
-impl From<FamilyArg> for Family {
-    fn from(f: FamilyArg) -> Self {
-        match f {
-            FamilyArg::Random => Family::Random,
-            FamilyArg::Tiny => Family::Tiny,
-            FamilyArg::Near => Family::Near,
-            FamilyArg::Palindrome => Family::Palindrome,
-            FamilyArg::Max => Family::Max,
-            FamilyArg::Planted => Family::Planted,
-            FamilyArg::Exhaustive => Family::Exhaustive,
-            FamilyArg::Hack => Family::Hack,
-        }
-    }
-}
-
 /// Arguments of `stonegame gen`.
 #[derive(Debug, clap::Args)]
 pub struct GenArgs {
     /// The family of rows.
     #[arg(long, value_enum)]
-    pub family: FamilyArg,
+    pub family: Family,
     /// Number of cases T (for `exhaustive`: the largest T accepted).
     #[arg(long, default_value_t = 10)]
     pub cases: u64,
@@ -76,7 +40,7 @@ pub struct GenArgs {
 /// The spec the arguments ask for (shared with `client gen`).
 pub fn spec(args: &GenArgs) -> GenSpec {
     GenSpec {
-        family: args.family.into(),
+        family: args.family,
         cases: args.cases,
         max_n: args.max_n,
         max_a: args.max_a,

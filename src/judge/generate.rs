@@ -78,24 +78,24 @@ use crate::core::{MAX_PILE, MAX_PILES, RowError, Variant, leftmost};
 
 use crate::core::batch::Batch;
 
-/// A family of test rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A family of test rows (also the values of `stonegame gen --family`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Family {
-    /// Uniform n and piles.
+    /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
     Random,
-    /// Piles of 1 ..= 3 stones.
+    /// Piles of 1..=3 stones.
     Tiny,
-    /// Piles within ±1 of one another.
+    /// Piles of a row within ±1 of one another.
     Near,
     /// Rows that read the same from both ends.
     Palindrome,
-    /// n and piles at the limits.
+    /// n = max-n, piles among the three largest values.
     Max,
-    /// Half first-player losses, half near-misses.
+    /// Half first-player losses, half near-misses (a_1 one off).
     Planted,
-    /// Every small row.
+    /// Every row up to max-n piles of 1..=max-a stones (--cases is a cap).
     Exhaustive,
-    /// Rows that known wrong solutions get wrong.
+    /// Rows known wrong solutions get wrong, mixed with planted losses.
     Hack,
 }
 
