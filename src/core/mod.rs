@@ -27,4 +27,4 @@ pub mod verdict;
 
 pub use moves::{Analysis, Move, Side, analyze, bot_move, winning_moves};
 pub use row::{MAX_PILE, MAX_PILES, RowError, Variant, validate_row};
-pub use verdict::{EndValues, end_values, first_player_wins, solve_batch};
+pub use verdict::{EndValues, end_values_cancellable, first_player_wins, solve_batch};

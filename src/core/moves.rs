@@ -15,7 +15,7 @@ use std::fmt;
 
 use super::leftmost;
 use super::row::{MAX_PILES, RowError, Variant, validate_row};
-use super::verdict::{end_values, end_values_cancellable};
+use super::verdict::end_values_cancellable;
 
 /// Which end pile a move takes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,7 +106,8 @@ fn winning_moves_unchecked(piles: &[u64], variant: Variant) -> Vec<Move> {
             .unwrap_or_default(),
         Variant::TwoEnds if n == 1 => vec![Move::to_remaining(Side::Left, first, 0)],
         Variant::TwoEnds => {
-            let ends = end_values(piles).expect("validated row of n >= 2");
+            let never = || false;
+            let ends = end_values_cancellable(piles, &never).expect("never cancelled");
             two_ends_winning_moves(piles, ends.left_of_tail, ends.right_of_head)
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! The verdict and both winning moves of a row `a_1 … a_n` (n ≥ 2) follow
 //! from two numbers (SPEC §1): `t = left[2][n]` and `u = right[1][n−1]`, the
-//! two cells of layer `n − 1`. [`end_values`] computes them with the
+//! two cells of layer `n − 1`. [`end_values_cancellable`] computes them with the
 //! [`kernel`](super::kernel).
 
 use rayon::prelude::*;
@@ -77,16 +77,6 @@ pub fn default_options(n: usize) -> KernelOptions {
         parallel: n >= PARALLEL_MIN_PILES,
         blocking: true,
     }
-}
-
-/// [`EndValues`] of a row of at least two piles, validated first.
-pub fn end_values(piles: &[u64]) -> Result<EndValues, RowError> {
-    validate_row(piles, usize::MAX)?;
-    if piles.len() < 2 {
-        return Err(RowError::Empty);
-    }
-    let never = || false;
-    Ok(end_values_cancellable(piles, &never).expect("never cancelled"))
 }
 
 /// [`EndValues`] of a valid row of at least two piles with the default
