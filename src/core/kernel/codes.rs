@@ -23,7 +23,7 @@
 //! through `E_j`); `right[i][j]` compares `X = a_i` with `L' = left[i+1][j]`
 //! (through `−D`) and `R' = right[i+1][j]` (through `F_i`). See [`step`].
 
-use super::{Advance, KernelOptions, Layers, multiversion, run_layers};
+use super::{Advance, KernelOptions, Layers, PAD, multiversion, run_layers};
 
 /// The code of the value 0 ("no pile"): below every clamped difference.
 pub const NO_PILE: i8 = i8::MIN;
@@ -128,32 +128,45 @@ pub fn decode(code: i8, end: u64) -> u64 {
     }
 }
 
-/// One layer on `m = new_l.len()` cells.
+/// One layer on `m` cells, in whole chunks of [`PAD`] cells (the slices
+/// reach at least that far: see [`Layers`]). `D` stays in registers.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn layer_body<C: Coord>(
+    m: usize,
     c_lo: &[C],
     c_hi: &[C],
     e_hi: &[i8],
     f_lo: &[i8],
     old_l: &[i8],
     old_r: &[i8],
-    d: &mut [i8],
     new_l: &mut [i8],
     new_r: &mut [i8],
 ) {
-    let m = new_l.len();
-    let (c_lo, c_hi, d) = (&c_lo[..m], &c_hi[..m], &mut d[..m]);
-    for i in 0..m {
-        d[i] = C::saturated_diff(c_hi[i], c_lo[i]);
-    }
-    let (e_hi, f_lo, new_r) = (&e_hi[..m], &f_lo[..m], &mut new_r[..m]);
-    let (l0, r0) = (&old_l[..m], &old_r[..m]);
-    let (l1, r1) = (&old_l[1..m + 1], &old_r[1..m + 1]);
-    for i in 0..m {
-        let di = if C::CLAMPED { d[i] } else { d[i].clamp(-2, 2) };
-        new_l[i] = step(r0[i], l0[i], di, e_hi[i]);
-        new_r[i] = step(l1[i], r1[i], -di, f_lo[i]);
+    for s in (0..m).step_by(PAD) {
+        let chunk =
+            |x: &[i8], at: usize| -> [i8; PAD] { x[at..at + PAD].try_into().expect("padded") };
+        let c_lo: &[C; PAD] = c_lo[s..s + PAD].try_into().expect("padded");
+        let c_hi: &[C; PAD] = c_hi[s..s + PAD].try_into().expect("padded");
+        let (e, f) = (chunk(e_hi, s), chunk(f_lo, s));
+        let (l0, r0, l1, r1) = (
+            chunk(old_l, s),
+            chunk(old_r, s),
+            chunk(old_l, s + 1),
+            chunk(old_r, s + 1),
+        );
+        let mut d = [0i8; PAD];
+        for t in 0..PAD {
+            let v = C::saturated_diff(c_hi[t], c_lo[t]);
+            d[t] = if C::CLAMPED { v } else { v.clamp(-2, 2) };
+        }
+        let (mut nl, mut nr) = ([0i8; PAD], [0i8; PAD]);
+        for t in 0..PAD {
+            nl[t] = step(r0[t], l0[t], d[t], e[t]);
+            nr[t] = step(l1[t], r1[t], -d[t], f[t]);
+        }
+        new_l[s..s + PAD].copy_from_slice(&nl);
+        new_r[s..s + PAD].copy_from_slice(&nr);
     }
 }
 
@@ -175,15 +188,15 @@ fn advance_body<C: Coord>(
     for k in k0 + 1..=k0 + steps {
         let m = st.len - 1;
         layer_body(
+            m,
             &row.c[c0..],
             &row.c[c0 + k - 1..],
             &row.e[c0 + k - 1..],
             &row.f[c0..],
-            &st.l[..m + 1],
-            &st.r[..m + 1],
-            &mut st.scratch[..m],
-            &mut st.tl[..m],
-            &mut st.tr[..m],
+            &st.l,
+            &st.r,
+            &mut st.tl,
+            &mut st.tr,
         );
         st.swap();
     }
@@ -213,13 +226,15 @@ fn run<C: Coord>(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Option<(Vec<i8>, Vec<i8>)> {
     let n = coords.len();
-    let c: Vec<C> = coords.iter().map(|&v| C::from_u32(v)).collect();
+    // Each per-row array has PAD entries of slack for the chunked kernel.
+    let mut c: Vec<C> = coords.iter().map(|&v| C::from_u32(v)).collect();
+    c.resize(n + PAD, C::default());
     let diff = |x: usize, y: usize| clamp2(i64::from(coords[x]) - i64::from(coords[y]));
-    let e: Vec<i8> = (0..n)
-        .map(|j| if j == 0 { 0 } else { diff(j, j - 1) })
+    let e: Vec<i8> = (0..n + PAD)
+        .map(|j| if j == 0 || j >= n { 0 } else { diff(j, j - 1) })
         .collect();
-    let f: Vec<i8> = (0..n)
-        .map(|i| if i + 1 == n { 0 } else { diff(i, i + 1) })
+    let f: Vec<i8> = (0..n + PAD)
+        .map(|i| if i + 1 >= n { 0 } else { diff(i, i + 1) })
         .collect();
     let kernel = Codes {
         row: Row {

@@ -154,25 +154,28 @@ impl Default for KernelOptions {
     }
 }
 
-/// Ping-pong buffers of a run of layers over cells `c0 .. c0 + len`, plus a
-/// scratch buffer a kernel may use for one layer.
+/// Every layer buffer has this many cells of slack past its capacity, so a
+/// kernel may process whole chunks of [`PAD`] cells (the cells past `len` are
+/// garbage that never flows into real ones: cell `i` reads only `i`, `i + 1`).
+pub const PAD: usize = 64;
+
+/// Ping-pong buffers of a run of layers over cells `c0 .. c0 + len`, each
+/// with [`PAD`] cells of slack.
 pub struct Layers<T> {
     pub l: Vec<T>,
     pub r: Vec<T>,
     pub tl: Vec<T>,
     pub tr: Vec<T>,
-    pub scratch: Vec<i8>,
     pub len: usize,
 }
 
 impl<T: Copy + Default> Layers<T> {
     fn with_capacity(cap: usize) -> Self {
         Layers {
-            l: vec![T::default(); cap],
-            r: vec![T::default(); cap],
-            tl: vec![T::default(); cap],
-            tr: vec![T::default(); cap],
-            scratch: vec![0; cap],
+            l: vec![T::default(); cap + PAD],
+            r: vec![T::default(); cap + PAD],
+            tl: vec![T::default(); cap + PAD],
+            tr: vec![T::default(); cap + PAD],
             len: 0,
         }
     }
@@ -263,10 +266,11 @@ pub fn run_layers<T: Copy + Default + Send + Sync>(
 
     // The rest in one run, polling for cancellation every so many layers.
     let len = gl.len();
+    gl.resize(len + PAD, T::default());
+    gr.resize(len + PAD, T::default());
     let mut st = Layers {
-        tl: vec![T::default(); len],
-        tr: vec![T::default(); len],
-        scratch: vec![0; len],
+        tl: vec![T::default(); len + PAD],
+        tr: vec![T::default(); len + PAD],
         l: gl,
         r: gr,
         len,
