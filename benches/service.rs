@@ -1,7 +1,8 @@
 //! Service benchmarks (measured, not asserted):
 //!
-//! * `solve_n1000`: 32 cases of n = 1000 (half planted losses) through Solve
-//!   over loopback (batches of 8, all in flight on one stream) beside the
+//! * `solve_n1000`: 32 and 128 cases of n = 1000 (half planted losses)
+//!   through Solve over loopback (batches of 8 on one stream; 32 cases are
+//!   all in flight at once, 128 cases 4 batches at a time) beside the
 //!   in-process `stonegame::core::solve_batch` on the same cases;
 //! * `suggest_32_clients`: SuggestMove on rows of n = 100 from 32 concurrent
 //!   connections, beside the same server's grpc.health.v1 Check (the floor).
@@ -12,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stonegame::client::Client;
@@ -55,24 +56,28 @@ fn solve(c: &mut Criterion) {
     let server = server(&rt);
     let url = server.addr.to_string();
     let mut client = rt.block_on(Client::connect(&url)).expect("connect");
-    let rows = rows(32, 1000);
-    let cases: Vec<pb::Case> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| pb::Case {
-            id: i.to_string(),
-            piles: r.clone(),
-            variant: pb::Variant::TwoEnds as i32,
-        })
-        .collect();
     let mut group = c.benchmark_group("solve_n1000");
-    group.throughput(Throughput::Elements(rows.len() as u64));
-    group.bench_function("in_process_solve_batch", |b| {
-        b.iter(|| solve_batch(&rows, Variant::TwoEnds))
-    });
-    group.bench_function("grpc_loopback", |b| {
-        b.iter(|| rt.block_on(client.solve(cases.clone(), 8)).expect("solve"))
-    });
+    // The same rows go both ways; 32 cases is a short burst (4 batches of
+    // 8), 128 cases a longer stream (16 batches, 4 in flight at a time).
+    for count in [32, 128] {
+        let rows = rows(count, 1000);
+        let cases: Vec<pb::Case> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| pb::Case {
+                id: i.to_string(),
+                piles: r.clone(),
+                variant: pb::Variant::TwoEnds as i32,
+            })
+            .collect();
+        group.throughput(Throughput::Elements(rows.len() as u64));
+        group.bench_function(BenchmarkId::new("in_process_solve_batch", count), |b| {
+            b.iter(|| solve_batch(&rows, Variant::TwoEnds))
+        });
+        group.bench_function(BenchmarkId::new("grpc_loopback", count), |b| {
+            b.iter(|| rt.block_on(client.solve(cases.clone(), 8)).expect("solve"))
+        });
+    }
     group.finish();
     drop(server);
 }

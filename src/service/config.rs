@@ -30,6 +30,10 @@ pub struct Config {
     pub listen: String,
     /// CPU threads for solving; 0 = one per core.
     pub workers: usize,
+    /// Requests (a SuggestMove row, a Solve batch) of at most this many
+    /// cell updates are solved on the async thread that
+    /// received them instead of on the worker pool; 0 = always the pool.
+    pub inline_max_cells: u64,
     /// Grace period for in-flight RPCs after a shutdown signal, in ms.
     pub shutdown_grace_ms: u64,
     /// Logging.

@@ -79,6 +79,8 @@ pub struct State {
     pub metrics: Arc<Metrics>,
     /// Set when the shutdown grace period ends: every job stops.
     pub cancel_all: CancelFlag,
+    /// Jobs of at most this many cell updates run inline (0: none).
+    pub inline_max_cells: u64,
 }
 
 impl State {
@@ -100,6 +102,7 @@ impl State {
             rpcs: RpcLimiter::new(config.limits.max_concurrent_rpcs),
             metrics: Arc::new(Metrics::default()),
             cancel_all: CancelFlag::new(),
+            inline_max_cells: config.inline_max_cells,
         })
     }
 
@@ -119,6 +122,22 @@ impl State {
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             e.into()
         })
+    }
+
+    /// Runs CPU work of about `cells` cell updates: inline on the calling
+    /// (async) thread when it is small (at most `inline_max_cells`), where
+    /// the hop to the pool and back would cost more than the work, else on
+    /// the pool ([`State::run_cpu`]). A panic in `f` becomes `INTERNAL`.
+    pub async fn run_cpu_sized<T, F>(&self, cells: u64, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        if self.inline_max_cells > 0 && cells <= self.inline_max_cells {
+            return std::panic::catch_unwind(AssertUnwindSafe(f))
+                .map_err(|_| Status::internal("a worker panicked on this request"));
+        }
+        self.run_cpu(f).await
     }
 
     /// Runs CPU work on the pool and awaits its result. A panic in `f`

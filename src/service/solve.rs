@@ -2,7 +2,9 @@
 //!
 //! One driver task per stream reads requests, and for each one reserves its
 //! cell updates and piles in the server-wide budgets and hands it to the
-//! rayon pool, where its cases are validated and solved. Up to `max_batches_in_flight_per_stream` batches
+//! rayon pool, where its cases are validated and solved (a batch of at most
+//! `inline_max_cells` cell updates is solved on the driver's thread instead:
+//! the hop would cost more). Up to `max_batches_in_flight_per_stream` batches
 //! are solved at once (`StreamExt::buffered`, which also keeps request
 //! order); beyond that the driver stops reading, so a fast client meets
 //! HTTP/2 flow control instead of filling the server's memory.
@@ -146,7 +148,7 @@ async fn solve_request(
     let metrics = Arc::clone(&state.metrics);
     let (stream_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
     let results = state
-        .run_cpu(move || {
+        .run_cpu_sized(cells, move || {
             let _reservation = reservation;
             let cancelled = || stream_cancel.is_cancelled() || server_cancel.is_cancelled();
             request

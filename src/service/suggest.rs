@@ -32,7 +32,8 @@ pub async fn suggest_move(
     let req = request.into_inner();
     let (variant, strength) = check_suggest(&req, state.limits.max_piles)?;
     let n = req.piles.len();
-    let reservation = state.admit_work(cells_of(n, variant == Variant::TwoEnds), n as u64)?;
+    let cells = cells_of(n, variant == Variant::TwoEnds);
+    let reservation = state.admit_work(cells, n as u64)?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the work on the pool.
     let cancel = CancelFlag::new();
@@ -41,7 +42,7 @@ pub async fn suggest_move(
     let metrics = Arc::clone(&state.metrics);
     let seed = req.seed;
     let response = state
-        .run_cpu(move || {
+        .run_cpu_sized(cells, move || {
             let _reservation = reservation;
             let cancelled = || cancel.is_cancelled() || server_cancel.is_cancelled();
             let analysis =
