@@ -148,7 +148,7 @@ async fn solve_request(
     let metrics = Arc::clone(&state.metrics);
     let (stream_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
     let results = state
-        .run_cpu_sized(cells, move || {
+        .run_cpu(move || {
             let _reservation = reservation;
             let cancelled = || stream_cancel.is_cancelled() || server_cancel.is_cancelled();
             request
