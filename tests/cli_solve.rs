@@ -1,19 +1,12 @@
 //! `stonegame solve` and `stonegame suggest` as a user runs them: the real
 //! binary, real files and pipes, exit codes and messages.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use std::process::Output;
 
 fn stonegame(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start stonegame");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    common::run_binary(args, stdin)
 }
 
 fn solve(input: &str) -> (i32, String, String) {

@@ -6,21 +6,10 @@ mod common;
 
 use std::process::Command;
 
-use common::{gen_strings, parse_answers, parse_rows};
+use common::{gen_strings, parse_answers, parse_rows, spec};
 use stonegame::core::exhaustive::{Exhaustive, all_rows};
 use stonegame::core::{MAX_PILE, Variant, first_player_wins};
 use stonegame::judge::generate::{Family, GenError, GenSpec, Rows, generate};
-
-fn spec(family: Family, cases: u64, max_n: u64, max_a: u64, seed: u64) -> GenSpec {
-    GenSpec {
-        family,
-        cases,
-        max_n,
-        max_a,
-        seed,
-        variant: Variant::TwoEnds,
-    }
-}
 
 /// Parameters that suit every family (exhaustive: 3 + 9 + 27 + 81 = 120 rows).
 fn typical(family: Family, seed: u64, variant: Variant) -> GenSpec {

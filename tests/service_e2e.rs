@@ -252,28 +252,6 @@ async fn health_and_reflection_answer() {
     );
 }
 
-/// Runs the built binary with `args` on `input`; (exit code, stdout, stderr).
-fn run_cli(args: &[&str], input: &str) -> (Option<i32>, String, String) {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_solve_prints_what_offline_solve_prints() {
     let server = common::server(|_| {}).await;
@@ -294,11 +272,11 @@ async fn client_solve_prints_what_offline_solve_prints() {
     ];
     for input in inputs {
         for variant in ["two-ends", "leftmost"] {
-            let offline = run_cli(&["solve", "--variant", variant], input);
+            let offline = common::run_cli(&["solve", "--variant", variant], input);
             let remote = tokio::task::spawn_blocking({
                 let (url, input) = (url.clone(), input.to_string());
                 move || {
-                    run_cli(
+                    common::run_cli(
                         &[
                             "client",
                             "solve",

@@ -19,7 +19,7 @@ use stonegame::service::pb::stone_game_client::StoneGameClient;
 use tonic::Code;
 use tonic::transport::Channel;
 
-use common::gen_strings;
+use common::{gen_strings, spec};
 
 /// How the two files are interleaved on the stream.
 #[derive(Debug, Clone, Copy)]
@@ -105,17 +105,6 @@ fn pb_variant(v: Variant) -> pb::Variant {
     match v {
         Variant::TwoEnds => pb::Variant::TwoEnds,
         Variant::Leftmost => pb::Variant::Leftmost,
-    }
-}
-
-fn spec(family: Family, cases: u64, max_n: u64, max_a: u64, seed: u64) -> GenSpec {
-    GenSpec {
-        family,
-        cases,
-        max_n,
-        max_a,
-        seed,
-        variant: Variant::TwoEnds,
     }
 }
 

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use stonegame::judge::generate::{GenSpec, generate};
+use stonegame::judge::generate::{Family, GenSpec, generate};
 use stonegame::ojformat::OjReader;
 use stonegame::service::config::Config;
 use stonegame::service::pb;
@@ -112,4 +112,45 @@ pub fn parse_answers(answers: &str) -> Vec<bool> {
             other => panic!("bad answer line {other:?}"),
         })
         .collect()
+}
+
+// ---- the built binary ----
+
+/// Runs the built `stonegame` binary with `args`, `stdin` piped in.
+pub fn run_binary(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().expect("piped stdin");
+    input.write_all(stdin).expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("the binary exits")
+}
+
+/// [`run_binary`] on text: (exit code, stdout, stderr).
+pub fn run_cli(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    let out = run_binary(args, input.as_bytes());
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A two-ends generator spec.
+pub fn spec(family: Family, cases: u64, max_n: u64, max_a: u64, seed: u64) -> GenSpec {
+    GenSpec {
+        family,
+        cases,
+        max_n,
+        max_a,
+        seed,
+        variant: stonegame::core::Variant::TwoEnds,
+    }
 }
