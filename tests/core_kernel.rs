@@ -3,6 +3,7 @@
 //! each other, on random rows, planted losses and edge values.
 
 use proptest::prelude::*;
+use stonegame::core::kernel::codes::CoordWidth;
 use stonegame::core::kernel::direct::{self, Width, Word};
 use stonegame::core::kernel::{Isa, KernelOptions, codes};
 use stonegame::core::planted::{left_of, plant_loss};
@@ -71,6 +72,34 @@ fn check_layers_against_tables(piles: &[u64]) {
                 let j = i + last - 1;
                 assert_eq!(dl[i].decode(), t.left(i, j), "direct left[{i}][{j}]");
                 assert_eq!(dr[i].decode(), t.right(i, j), "direct right[{i}][{j}]");
+            }
+        }
+    }
+}
+
+/// The codes kernel with 16- and 32-bit coordinates, on every instruction
+/// set, blocked or not, gives the same whole layers.
+fn check_coordinate_widths_agree(piles: &[u64], last: usize) {
+    let base = KernelOptions {
+        isa: Isa::Baseline,
+        parallel: false,
+        blocking: false,
+    };
+    let want = codes::layer_with(piles, last, base, None, &NEVER).unwrap();
+    for isa in Isa::available() {
+        for (parallel, blocking) in [(false, false), (true, true)] {
+            let opts = KernelOptions {
+                isa,
+                parallel,
+                blocking,
+            };
+            for width in [CoordWidth::Narrow, CoordWidth::Wide] {
+                let got = codes::layer_with(piles, last, opts, Some(width), &NEVER).unwrap();
+                assert!(
+                    got == want,
+                    "{width:?} {opts:?} differs on layer {last} of n = {}",
+                    piles.len()
+                );
             }
         }
     }
@@ -164,11 +193,50 @@ proptest! {
             piles.push(v.clamp(1, MAX_PILE - 1));
         }
         check_all_paths_agree(&piles);
+        check_coordinate_widths_agree(&piles, piles.len() / 2 + 3);
         if let Some(lost) = plant_loss(&piles[1..]).unwrap() {
             check_all_paths_agree(&lost);
             prop_assert!(!first_player_wins(&lost, Variant::TwoEnds).unwrap());
         }
     }
+}
+
+/// Rows too long for 16-bit coordinates (over 32,768 distinct, spread
+/// values) take the 32-bit path by themselves; every instruction set and
+/// blocking agree with the portable kernel, and a planted loss is a loss.
+#[test]
+fn rows_beyond_16_bit_coordinates() {
+    let n = 33_000u64;
+    let tail: Vec<u64> = (0..n)
+        .map(|i| 1 + (i * 2_654_435_761 % 1_000_003) * 3 + (i % 3))
+        .collect();
+    assert_eq!(
+        codes::narrowest(&codes::coordinates(&tail)),
+        CoordWidth::Wide
+    );
+    let row = plant_loss(&tail).unwrap().expect("a loss can be planted");
+    for piles in [&tail, &row] {
+        let want = ends(
+            piles,
+            KernelKind::Codes,
+            KernelOptions {
+                isa: Isa::Baseline,
+                parallel: false,
+                blocking: false,
+            },
+        );
+        for isa in Isa::available() {
+            let opts = KernelOptions {
+                isa,
+                parallel: true,
+                blocking: true,
+            };
+            assert_eq!(ends(piles, KernelKind::Codes, opts), want, "{isa:?}");
+            let u32_path = ends(piles, KernelKind::Direct(Width::W32), opts);
+            assert_eq!(u32_path, want, "direct u32 {isa:?}");
+        }
+    }
+    assert!(!first_player_wins(&row, Variant::TwoEnds).unwrap());
 }
 
 #[test]

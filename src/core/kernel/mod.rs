@@ -16,9 +16,13 @@
 //!   (the narrowest that holds `max(a) + 1`). It is the second, independent
 //!   implementation the first is tested against, and the u32/u64 paths.
 //!
-//! Each kernel is compiled for the build's baseline target and, on x86-64,
-//! for AVX2 and AVX-512; [`Isa::detect`] picks the best one the running CPU
-//! has, so no `target-cpu=native` is needed to build.
+//! The direct kernel is compiled for the build's baseline target and, on
+//! x86-64, for AVX2 and AVX-512 (the compiler vectorises one portable
+//! source). The codes kernel has a portable pass, vectorised by the compiler
+//! for the baseline target, and on x86-64 a pass written with AVX2
+//! intrinsics (byte table lookups the compiler does not find by itself),
+//! used on AVX2 and AVX-512 CPUs. [`Isa::detect`] picks the best the running
+//! CPU has, so no `target-cpu=native` is needed to build.
 //!
 //! [`run_layers`] drives either kernel. Wide layers are processed in *blocks*
 //! ([`BLOCK_CELLS`] cells wide, [`BLOCK_LAYERS`] layers deep): a block copies

@@ -2,8 +2,10 @@
 //! 256-bit vector.
 //!
 //! SPEC §1: `left[i][j] ∈ {0, a_j − 1, a_j, a_j + 1}` and
-//! `right[i][j] ∈ {0, a_i − 1, a_i, a_i + 1}`. So an entry is stored as a code
-//! relative to its end pile: −1, 0, +1, or [`NO_PILE`] for the value 0.
+//! `right[i][j] ∈ {0, a_i − 1, a_i, a_i + 1}`. So an entry is stored as a
+//! *code* relative to its end pile: −1, 0, +1, or "no pile" for the value 0.
+//! Codes are kept biased by [`BIAS`] (7, 8, 9, and [`NO_PILE`] = 5), so that
+//! every quantity the recurrence looks at is a small non-negative byte.
 //!
 //! The recurrence only *compares* `X` with `L` and `R`. With codes, each such
 //! comparison becomes "is the difference of two piles smaller or larger than
@@ -22,57 +24,72 @@
 //! `a_i`, so through `D`) and `L = left[i][j−1]` (relative to `a_{j−1}`, so
 //! through `E_j`); `right[i][j]` compares `X = a_i` with `L' = left[i+1][j]`
 //! (through `−D`) and `R' = right[i+1][j]` (through `F_i`). See [`step`].
+//!
+//! Two implementations of one layer pass: a portable one ([`step`], which the
+//! compiler vectorises for the baseline target), and on x86-64 one written
+//! with AVX2 intrinsics ([`avx2`]), which turns each step into three byte
+//! table lookups (`vpshufb`). Tests hold each against the other.
 
-use super::{Advance, KernelOptions, Layers, PAD, multiversion, run_layers};
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
-/// The code of the value 0 ("no pile"): below every clamped difference.
-pub const NO_PILE: i8 = i8::MIN;
+use super::{Advance, KernelOptions, Layers, PAD, run_layers};
 
-/// A pile coordinate: 16 or 32 bits, always ≥ 0. The narrowest type that
-/// holds the row's coordinates is used (`i16`, then `u16`, then `i32`).
+/// Codes are stored as `code + BIAS`.
+pub const BIAS: i8 = 8;
+/// The stored code of the value 0 ("no pile"): below every biased clamped
+/// difference it is compared with (`BIAS − 2` and up), so 0 is smaller than
+/// every pile and equal to none.
+pub const NO_PILE: i8 = BIAS - 3;
+
+/// Which coordinate type a run uses; the narrowest that fits is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordWidth {
+    /// 16-bit coordinates (any row of up to 32,768 piles).
+    Narrow,
+    /// 32-bit coordinates (any row).
+    Wide,
+}
+
+/// A pile coordinate: 16 or 32 bits.
 pub trait Coord: Copy + Default + Send + Sync + 'static {
     /// Largest coordinate this type holds.
     const MAX: u32;
-    /// Whether [`Coord::saturated_diff`] already clamps to −2 ..= 2.
-    const CLAMPED: bool;
+    /// Whether this is the 32-bit type (for the AVX2 kernel).
+    const WIDE: bool;
     fn from_u32(v: u32) -> Self;
-    /// `hi − lo`, saturated to the `i8` range; the kernel clamps it further
-    /// to −2 ..= 2 on 8-bit lanes, where that is cheapest.
+    /// `hi − lo`, saturated to the `i8` range (the sign is always right).
     fn saturated_diff(hi: Self, lo: Self) -> i8;
 }
 
-macro_rules! coord {
-    ($t:ty) => {
-        impl Coord for $t {
-            const MAX: u32 = <$t>::MAX as u32;
-            const CLAMPED: bool = false;
-            #[inline(always)]
-            fn from_u32(v: u32) -> Self {
-                v as $t
-            }
-            #[inline(always)]
-            fn saturated_diff(hi: Self, lo: Self) -> i8 {
-                // Both are in 0 ..= MAX, so the difference does not overflow;
-                // the saturating narrowing compiles to pack instructions.
-                (hi - lo).clamp(i8::MIN as $t, i8::MAX as $t) as i8
-            }
-        }
-    };
-}
-coord!(i16);
-coord!(i32);
-
-impl Coord for u16 {
+/// 16-bit coordinates are stored as `c − 32768`, so that the whole range
+/// 0 ..= 65535 fits: a saturating subtraction of two biased coordinates has
+/// the sign of the true difference and equals it whenever it is small, which
+/// is all the kernel needs (it compiles to `vpsubsw`).
+impl Coord for i16 {
     const MAX: u32 = u16::MAX as u32;
-    const CLAMPED: bool = true;
+    const WIDE: bool = false;
     #[inline(always)]
     fn from_u32(v: u32) -> Self {
-        v as u16
+        (v as i32 - 32_768) as i16
     }
     #[inline(always)]
     fn saturated_diff(hi: Self, lo: Self) -> i8 {
-        // Saturating differences keep every lane within 16 bits.
-        hi.saturating_sub(lo).min(2) as i8 - lo.saturating_sub(hi).min(2) as i8
+        hi.saturating_sub(lo).clamp(i8::MIN as i16, i8::MAX as i16) as i8
+    }
+}
+
+impl Coord for i32 {
+    const MAX: u32 = i32::MAX as u32;
+    const WIDE: bool = true;
+    #[inline(always)]
+    fn from_u32(v: u32) -> Self {
+        v as i32
+    }
+    #[inline(always)]
+    fn saturated_diff(hi: Self, lo: Self) -> i8 {
+        // Both are in 0 ..= i32::MAX, so the difference does not overflow.
+        (hi - lo).clamp(i8::MIN as i32, i8::MAX as i32) as i8
     }
 }
 
@@ -100,8 +117,9 @@ pub fn coordinates(piles: &[u64]) -> Vec<u32> {
         .collect()
 }
 
-/// One entry of the recurrence in codes. `X` is compared with `P` (through
-/// `dp = clamp(X − base of P)`, code `p`) and `Q` (through `dq`, code `q`):
+/// One entry of the recurrence in (biased) codes. `X` is compared with `P`
+/// (through `dp = clamp(X − base of P)`, stored code `p`) and `Q` (through
+/// `dq`, code `q`):
 ///
 /// * `X == P` → 0 ([`NO_PILE`]);
 /// * `X < P` and `X ≥ Q` → `X + 1`; `X > P` and `X ≤ Q` → `X − 1`;
@@ -111,20 +129,21 @@ pub fn coordinates(piles: &[u64]) -> Vec<u32> {
 /// `right[i][j]`, `P = left[i+1][j]` and `Q = right[i+1][j]` (SPEC §1).
 #[inline(always)]
 pub fn step(p: i8, q: i8, dp: i8, dq: i8) -> i8 {
+    let (dp, dq) = (dp + BIAS, dq + BIAS);
     let x_lt_p = p > dp;
     let x_gt_p = dp > p;
     let plus = x_lt_p & (q <= dq);
     let minus = x_gt_p & (dq <= q);
-    let v = (plus as i8) - (minus as i8);
+    let v = BIAS + (plus as i8) - (minus as i8);
     if x_lt_p | x_gt_p { v } else { NO_PILE }
 }
 
-/// Turns a code back into a value, given its end pile.
+/// Turns a stored code back into a value, given its end pile.
 pub fn decode(code: i8, end: u64) -> u64 {
     if code == NO_PILE {
         0
     } else {
-        end.wrapping_add_signed(i64::from(code))
+        end.wrapping_add_signed(i64::from(code - BIAS))
     }
 }
 
@@ -143,30 +162,35 @@ fn layer_body<C: Coord>(
     new_l: &mut [i8],
     new_r: &mut [i8],
 ) {
-    for s in (0..m).step_by(PAD) {
-        let chunk =
-            |x: &[i8], at: usize| -> [i8; PAD] { x[at..at + PAD].try_into().expect("padded") };
-        let c_lo: &[C; PAD] = c_lo[s..s + PAD].try_into().expect("padded");
-        let c_hi: &[C; PAD] = c_hi[s..s + PAD].try_into().expect("padded");
-        let (e, f) = (chunk(e_hi, s), chunk(f_lo, s));
-        let (l0, r0, l1, r1) = (
-            chunk(old_l, s),
-            chunk(old_r, s),
-            chunk(old_l, s + 1),
-            chunk(old_r, s + 1),
-        );
+    let cells = m.div_ceil(PAD) * PAD;
+    fn chunks(x: &[i8], from: usize, cells: usize) -> &[[i8; PAD]] {
+        x[from..from + cells].as_chunks::<PAD>().0
+    }
+    let (c_lo, c_hi) = (
+        c_lo[..cells].as_chunks::<PAD>().0,
+        c_hi[..cells].as_chunks::<PAD>().0,
+    );
+    let (e, f) = (chunks(e_hi, 0, cells), chunks(f_lo, 0, cells));
+    let (l0, r0, l1, r1) = (
+        chunks(old_l, 0, cells),
+        chunks(old_r, 0, cells),
+        chunks(old_l, 1, cells),
+        chunks(old_r, 1, cells),
+    );
+    let new_l = new_l[..cells].as_chunks_mut::<PAD>().0;
+    let new_r = new_r[..cells].as_chunks_mut::<PAD>().0;
+    for (s, (nl, nr)) in new_l.iter_mut().zip(new_r.iter_mut()).enumerate() {
+        let (c_lo, c_hi, e, f) = (&c_lo[s], &c_hi[s], &e[s], &f[s]);
+        let (l0, r0, l1, r1) = (&l0[s], &r0[s], &l1[s], &r1[s]);
+        // Two loops, so that the byte loop runs at full byte width.
         let mut d = [0i8; PAD];
         for t in 0..PAD {
-            let v = C::saturated_diff(c_hi[t], c_lo[t]);
-            d[t] = if C::CLAMPED { v } else { v.clamp(-2, 2) };
+            d[t] = C::saturated_diff(c_hi[t], c_lo[t]).clamp(-2, 2);
         }
-        let (mut nl, mut nr) = ([0i8; PAD], [0i8; PAD]);
         for t in 0..PAD {
             nl[t] = step(r0[t], l0[t], d[t], e[t]);
             nr[t] = step(l1[t], r1[t], -d[t], f[t]);
         }
-        new_l[s..s + PAD].copy_from_slice(&nl);
-        new_r[s..s + PAD].copy_from_slice(&nr);
     }
 }
 
@@ -177,8 +201,8 @@ pub(crate) struct Row<'a, C> {
     f: &'a [i8],
 }
 
-#[inline(always)]
-fn advance_body<C: Coord>(
+/// The portable kernel: `steps` layers from layer `k0` of cells from `c0`.
+fn advance_portable<C: Coord>(
     row: &Row<'_, C>,
     c0: usize,
     k0: usize,
@@ -202,8 +226,6 @@ fn advance_body<C: Coord>(
     }
 }
 
-multiversion!(fn advance<C: Coord>(row: &Row<'_, C>, c0: usize, k0: usize, steps: usize, st: &mut Layers<i8>) => advance_body);
-
 struct Codes<'a, C> {
     row: Row<'a, C>,
     opts: KernelOptions,
@@ -211,7 +233,15 @@ struct Codes<'a, C> {
 
 impl<C: Coord> Advance<i8> for Codes<'_, C> {
     fn advance(&self, c0: usize, k0: usize, steps: usize, st: &mut Layers<i8>) {
-        advance(self.opts.isa, &self.row, c0, k0, steps, st)
+        #[cfg(target_arch = "x86_64")]
+        if matches!(
+            self.opts.isa.supported(),
+            super::Isa::Avx2 | super::Isa::Avx512
+        ) {
+            avx2::advance(&self.row, c0, k0, steps, st);
+            return;
+        }
+        advance_portable(&self.row, c0, k0, steps, st)
     }
 }
 
@@ -226,7 +256,7 @@ fn run<C: Coord>(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Option<(Vec<i8>, Vec<i8>)> {
     let n = coords.len();
-    // Each per-row array has PAD entries of slack for the chunked kernel.
+    // Each per-row array has PAD entries of slack for the chunked kernels.
     let mut c: Vec<C> = coords.iter().map(|&v| C::from_u32(v)).collect();
     c.resize(n + PAD, C::default());
     let diff = |x: usize, y: usize| clamp2(i64::from(coords[x]) - i64::from(coords[y]));
@@ -245,25 +275,47 @@ fn run<C: Coord>(
         opts,
     };
     // Layer 1: left[i][i] = right[i][i] = a_i, code 0 relative to itself.
-    run_layers(vec![0; n], vec![0; n], last, opts, &kernel, cancelled)
+    run_layers(vec![BIAS; n], vec![BIAS; n], last, opts, &kernel, cancelled)
 }
 
-/// Layer `last` (`1 ≤ last ≤ n`) of a valid row: the codes of its `left`
-/// entries (relative to `a_j`) and `right` entries (relative to `a_i`).
-/// `None` if cancelled.
+/// The narrowest coordinate type that holds `coords`.
+pub fn narrowest(coords: &[u32]) -> CoordWidth {
+    let max = coords.iter().copied().max().unwrap_or(0);
+    if max <= <i16 as Coord>::MAX {
+        CoordWidth::Narrow
+    } else {
+        CoordWidth::Wide
+    }
+}
+
+/// Layer `last` (`1 ≤ last ≤ n`) of a valid row: the stored codes of its
+/// `left` entries (relative to `a_j`) and `right` entries (relative to
+/// `a_i`); [`decode`] turns them into values. `None` if cancelled.
 pub fn layer(
     piles: &[u64],
     last: usize,
     opts: KernelOptions,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Option<(Vec<i8>, Vec<i8>)> {
+    layer_with(piles, last, opts, None, cancelled)
+}
+
+/// [`layer`] with the coordinate type forced (`None`: the narrowest that
+/// fits; `Narrow` on a row whose coordinates need 32 bits is widened).
+pub fn layer_with(
+    piles: &[u64],
+    last: usize,
+    opts: KernelOptions,
+    width: Option<CoordWidth>,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<(Vec<i8>, Vec<i8>)> {
     let coords = coordinates(piles);
-    let max = coords.iter().copied().max().unwrap_or(0);
-    if max <= <i16 as Coord>::MAX {
-        run::<i16>(&coords, last, opts, cancelled)
-    } else if max <= <u16 as Coord>::MAX {
-        run::<u16>(&coords, last, opts, cancelled)
-    } else {
-        run::<i32>(&coords, last, opts, cancelled)
+    let width = match (narrowest(&coords), width) {
+        (CoordWidth::Narrow, Some(CoordWidth::Wide)) => CoordWidth::Wide,
+        (fits, _) => fits,
+    };
+    match width {
+        CoordWidth::Narrow => run::<i16>(&coords, last, opts, cancelled),
+        CoordWidth::Wide => run::<i32>(&coords, last, opts, cancelled),
     }
 }
