@@ -3,16 +3,14 @@
 //!
 //! SPEC §1: `left[i][j] ∈ {0, a_j − 1, a_j, a_j + 1}` and
 //! `right[i][j] ∈ {0, a_i − 1, a_i, a_i + 1}`. So an entry is stored as a
-//! *code* relative to its end pile: −1, 0, +1, or "no pile" for the value 0.
-//! Codes are kept biased by [`BIAS`] (7, 8, 9, and [`NO_PILE`] = 5), so that
-//! every quantity the recurrence looks at is a small non-negative byte.
+//! *code* relative to its end pile: −1, 0, +1, or [`NO_PILE`] for the value 0.
 //!
 //! The recurrence only *compares* `X` with `L` and `R`. With codes, each such
 //! comparison becomes "is the difference of two piles smaller or larger than
 //! a code?", and for that the difference only matters clamped to −2 ..= 2. The
 //! piles are first replaced by *coordinates* that keep both order and
 //! adjacency (`v` and `v + 1` get neighbouring coordinates, other gaps become
-//! 2), which fit in 16 bits for rows up to 32,768 piles and in 32 bits for
+//! 2), which fit in 16 bits for rows up to 32,767 piles and in 32 bits for
 //! any row, whatever the pile sizes (up to 2^63 − 1).
 //!
 //! Per layer `k`, cell `i` (interval `[i, j]`, `j = i + k − 1`):
@@ -35,17 +33,23 @@ mod avx2;
 
 use super::{Advance, KernelOptions, Layers, PAD, run_layers};
 
-/// Codes are stored as `code + BIAS`.
-pub const BIAS: i8 = 8;
-/// The stored code of the value 0 ("no pile"): below every biased clamped
-/// difference it is compared with (`BIAS − 2` and up), so 0 is smaller than
-/// every pile and equal to none.
-pub const NO_PILE: i8 = BIAS - 3;
+/// The code of the value 0 ("no pile"): below every clamped difference it
+/// is compared with (−2 and up), so 0 is smaller than every pile and equal
+/// to none. The other codes are −1, 0 and +1.
+pub const NO_PILE: i8 = -3;
+
+/// Inside a run, `left` codes are stored as `code + LEFT_BIAS` and `right`
+/// codes as `code + RIGHT_BIAS`: the biases that keep every quantity the
+/// AVX2 pass looks up within 0 ..= 15 (see `avx2`). [`layer`] returns plain
+/// codes.
+pub(crate) const LEFT_BIAS: i8 = 8;
+/// See [`LEFT_BIAS`].
+pub(crate) const RIGHT_BIAS: i8 = -4;
 
 /// Which coordinate type a run uses; the narrowest that fits is the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CoordWidth {
-    /// 16-bit coordinates (any row of up to 32,768 piles).
+    /// 16-bit coordinates (any row of up to 32,767 piles).
     Narrow,
     /// 32-bit coordinates (any row).
     Wide,
@@ -53,7 +57,8 @@ pub enum CoordWidth {
 
 /// A pile coordinate: 16 or 32 bits.
 pub trait Coord: Copy + Default + Send + Sync + 'static {
-    /// Largest coordinate this type holds.
+    /// Largest coordinate this type holds, with room for `+ 2` (the AVX2
+    /// pass reads the coordinates plus 2 as well).
     const MAX: u32;
     /// Whether this is the 32-bit type (for the AVX2 kernel).
     const WIDE: bool;
@@ -67,7 +72,7 @@ pub trait Coord: Copy + Default + Send + Sync + 'static {
 /// the sign of the true difference and equals it whenever it is small, which
 /// is all the kernel needs (it compiles to `vpsubsw`).
 impl Coord for i16 {
-    const MAX: u32 = u16::MAX as u32;
+    const MAX: u32 = u16::MAX as u32 - 2;
     const WIDE: bool = false;
     #[inline(always)]
     fn from_u32(v: u32) -> Self {
@@ -80,7 +85,7 @@ impl Coord for i16 {
 }
 
 impl Coord for i32 {
-    const MAX: u32 = i32::MAX as u32;
+    const MAX: u32 = i32::MAX as u32 - 2;
     const WIDE: bool = true;
     #[inline(always)]
     fn from_u32(v: u32) -> Self {
@@ -117,9 +122,8 @@ pub fn coordinates(piles: &[u64]) -> Vec<u32> {
         .collect()
 }
 
-/// One entry of the recurrence in (biased) codes. `X` is compared with `P`
-/// (through `dp = clamp(X − base of P)`, stored code `p`) and `Q` (through
-/// `dq`, code `q`):
+/// One entry of the recurrence in codes. `X` is compared with `P` (through
+/// `dp = clamp(X − base of P)`, code `p`) and `Q` (through `dq`, code `q`):
 ///
 /// * `X == P` → 0 ([`NO_PILE`]);
 /// * `X < P` and `X ≥ Q` → `X + 1`; `X > P` and `X ≤ Q` → `X − 1`;
@@ -129,21 +133,20 @@ pub fn coordinates(piles: &[u64]) -> Vec<u32> {
 /// `right[i][j]`, `P = left[i+1][j]` and `Q = right[i+1][j]` (SPEC §1).
 #[inline(always)]
 pub fn step(p: i8, q: i8, dp: i8, dq: i8) -> i8 {
-    let (dp, dq) = (dp + BIAS, dq + BIAS);
     let x_lt_p = p > dp;
     let x_gt_p = dp > p;
     let plus = x_lt_p & (q <= dq);
     let minus = x_gt_p & (dq <= q);
-    let v = BIAS + (plus as i8) - (minus as i8);
+    let v = (plus as i8) - (minus as i8);
     if x_lt_p | x_gt_p { v } else { NO_PILE }
 }
 
-/// Turns a stored code back into a value, given its end pile.
+/// Turns a code back into a value, given its end pile.
 pub fn decode(code: i8, end: u64) -> u64 {
     if code == NO_PILE {
         0
     } else {
-        end.wrapping_add_signed(i64::from(code - BIAS))
+        end.wrapping_add_signed(i64::from(code))
     }
 }
 
@@ -187,9 +190,13 @@ fn layer_body<C: Coord>(
         for t in 0..PAD {
             d[t] = C::saturated_diff(c_hi[t], c_lo[t]).clamp(-2, 2);
         }
+        let (lb, rb) = (LEFT_BIAS, RIGHT_BIAS);
         for t in 0..PAD {
-            nl[t] = step(r0[t], l0[t], d[t], e[t]);
-            nr[t] = step(l1[t], r1[t], -d[t], f[t]);
+            // (Wrapping: the cells past the layer's end hold garbage.)
+            let nl_t = step(r0[t].wrapping_sub(rb), l0[t].wrapping_sub(lb), d[t], e[t]);
+            let nr_t = step(l1[t].wrapping_sub(lb), r1[t].wrapping_sub(rb), -d[t], f[t]);
+            nl[t] = nl_t.wrapping_add(lb);
+            nr[t] = nr_t.wrapping_add(rb);
         }
     }
 }
@@ -197,6 +204,8 @@ fn layer_body<C: Coord>(
 /// The fixed per-row data of the kernel.
 pub(crate) struct Row<'a, C> {
     c: &'a [C],
+    /// `c + 2`.
+    c2: &'a [C],
     e: &'a [i8],
     f: &'a [i8],
 }
@@ -259,6 +268,8 @@ fn run<C: Coord>(
     // Each per-row array has PAD entries of slack for the chunked kernels.
     let mut c: Vec<C> = coords.iter().map(|&v| C::from_u32(v)).collect();
     c.resize(n + PAD, C::default());
+    let mut c2: Vec<C> = coords.iter().map(|&v| C::from_u32(v + 2)).collect();
+    c2.resize(n + PAD, C::default());
     let diff = |x: usize, y: usize| clamp2(i64::from(coords[x]) - i64::from(coords[y]));
     let e: Vec<i8> = (0..n + PAD)
         .map(|j| if j == 0 || j >= n { 0 } else { diff(j, j - 1) })
@@ -269,13 +280,18 @@ fn run<C: Coord>(
     let kernel = Codes {
         row: Row {
             c: &c,
+            c2: &c2,
             e: &e,
             f: &f,
         },
         opts,
     };
     // Layer 1: left[i][i] = right[i][i] = a_i, code 0 relative to itself.
-    run_layers(vec![BIAS; n], vec![BIAS; n], last, opts, &kernel, cancelled)
+    let init = (vec![LEFT_BIAS; n], vec![RIGHT_BIAS; n]);
+    let (mut l, mut r) = run_layers(init.0, init.1, last, opts, &kernel, cancelled)?;
+    l.iter_mut().for_each(|c| *c -= LEFT_BIAS);
+    r.iter_mut().for_each(|c| *c -= RIGHT_BIAS);
+    Some((l, r))
 }
 
 /// The narrowest coordinate type that holds `coords`.
@@ -288,9 +304,9 @@ pub fn narrowest(coords: &[u32]) -> CoordWidth {
     }
 }
 
-/// Layer `last` (`1 ≤ last ≤ n`) of a valid row: the stored codes of its
-/// `left` entries (relative to `a_j`) and `right` entries (relative to
-/// `a_i`); [`decode`] turns them into values. `None` if cancelled.
+/// Layer `last` (`1 ≤ last ≤ n`) of a valid row: the codes of its `left`
+/// entries (relative to `a_j`) and `right` entries (relative to `a_i`);
+/// [`decode`] turns them into values. `None` if cancelled.
 pub fn layer(
     piles: &[u64],
     last: usize,
