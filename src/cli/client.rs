@@ -18,11 +18,11 @@ use std::process::ExitCode;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::client::{Client, ClientError, LoadRpc, loadtest};
+use crate::client::{Client, ClientError, LoadRpc, loadtest, solve_case};
 use crate::core::Variant;
 use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
-use crate::service::convert::{move_from_pb, variant_to_pb};
+use crate::service::convert::move_from_pb;
 use crate::service::pb;
 
 use super::suggest::parse_pile;
@@ -176,7 +176,7 @@ fn parse_piles(texts: &[String]) -> Result<Vec<u64>, String> {
         .collect()
 }
 
-/// At most this many piles go into one request (about 5 MB on the wire).
+/// At most this many piles go into one request (4 MiB of `piles_le`).
 const BATCH_PILES: usize = 1 << 19;
 
 /// Why a remote solve stopped.
@@ -244,7 +244,7 @@ fn solve_remote(
         }
         Ok(())
     });
-    let variant = variant_to_pb(args.variant.into()) as i32;
+    let variant: Variant = args.variant.into();
     let batch_size = args.batch_size.max(1);
     let mut batch = Vec::new();
     let mut piles = 0;
@@ -255,11 +255,7 @@ fn solve_remote(
         match next {
             Some(Ok(case)) => {
                 piles += case.piles.len();
-                batch.push(pb::Case {
-                    id: case.number.to_string(),
-                    piles: case.piles,
-                    variant,
-                });
+                batch.push(solve_case(case.number.to_string(), &case.piles, variant));
             }
             Some(Err(e)) => failure = Some(e),
             None => {}
