@@ -151,6 +151,7 @@ pub struct LoadtestArgs {
 
 /// Runs the command.
 pub fn run(cmd: ClientCommand) -> ExitCode {
+    crate::service::alloc::keep_freed_memory();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -2,13 +2,15 @@
 //!
 //! Configuration layers: embedded defaults → `--config FILE` →
 //! `STONEGAME_*` environment → flags (see `crate::service::config`). The
-//! bound address is printed as `listening on ADDR` on stderr.
+//! bound address is printed as `listening on ADDR` on stderr. malloc is
+//! tuned to keep freed buffers (`crate::service::alloc`) before the runtime
+//! starts.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::service::config::{Config, Overrides};
-use crate::service::{serve, telemetry};
+use crate::service::{alloc, serve, telemetry};
 
 use super::fail;
 
@@ -40,6 +42,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     telemetry::init(&config.log);
+    alloc::keep_freed_memory();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("stonegame-io")
