@@ -35,6 +35,11 @@ use crate::service::tables::unpack;
 /// Largest response message the client accepts.
 const MAX_MESSAGE: usize = 64 << 20;
 
+/// The largest HTTP/2 frame the client accepts: as the server's
+/// ([`crate::service::server::MAX_FRAME_SIZE`]), so large responses (tables,
+/// generated data) also travel in few frames.
+const MAX_FRAME_SIZE: u32 = crate::service::server::MAX_FRAME_SIZE;
+
 /// Why a client call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -161,6 +166,7 @@ impl Client {
         let channel = Endpoint::from_shared(url.clone())
             .map_err(connect_err)?
             .tcp_nodelay(true)
+            .max_frame_size(MAX_FRAME_SIZE)
             .connect()
             .await
             .map_err(connect_err)?;
