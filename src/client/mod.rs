@@ -13,10 +13,10 @@
 //!   report; [`Client::generate`] opens a Generate stream for a
 //!   [`GenSpec`].
 //! * [`loadtest`] measures QPS and latency percentiles of SuggestMove (or of
-//!   the health check, the floor) with many concurrent clients.
+//!   the health check, the floor), closed loop with many concurrent clients
+//!   or open loop at a fixed rate ([`load`]).
 
 use std::io::{self, Read};
-use std::time::{Duration, Instant};
 
 use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
@@ -31,6 +31,10 @@ use crate::service::convert::{piles_to_le, report_from_pb, variant_to_pb};
 use crate::service::pb;
 use crate::service::pb::stone_game_client::StoneGameClient;
 use crate::service::tables::unpack;
+
+pub mod load;
+
+pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
 
 /// Largest response message the client accepts.
 const MAX_MESSAGE: usize = 64 << 20;
@@ -55,6 +59,9 @@ pub enum ClientError {
     /// The server broke the protocol's promises.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    /// A load test's parameters are unusable.
+    #[error(transparent)]
+    LoadSpec(#[from] LoadSpecError),
     /// A local file could not be read.
     #[error("cannot read the {what}: {source}")]
     Read {
@@ -400,92 +407,4 @@ impl TableCodes {
     pub fn right(&self, i: usize, j: usize) -> u64 {
         decode(self.right[self.index(i, j)], self.piles[i])
     }
-}
-
-/// Which RPC a load test sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadRpc {
-    /// SuggestMove on a random row.
-    Suggest,
-    /// grpc.health.v1 Check: the floor.
-    Health,
-}
-
-/// Results of a load test.
-#[derive(Debug, Clone)]
-pub struct LoadReport {
-    /// Requests answered.
-    pub requests: u64,
-    /// Wall time.
-    pub elapsed: Duration,
-    /// Median latency.
-    pub p50: Duration,
-    /// 99th percentile latency.
-    pub p99: Duration,
-}
-
-impl LoadReport {
-    /// Requests per second.
-    pub fn qps(&self) -> f64 {
-        self.requests as f64 / self.elapsed.as_secs_f64()
-    }
-}
-
-/// Sends `requests` requests from `concurrency` concurrent clients (one
-/// HTTP/2 connection each) and measures.
-pub async fn loadtest(
-    url: &str,
-    rpc: LoadRpc,
-    concurrency: usize,
-    requests: u64,
-    piles: usize,
-) -> Result<LoadReport, ClientError> {
-    use rand::{Rng, SeedableRng};
-    let concurrency = concurrency.max(1);
-    let mut clients = Vec::with_capacity(concurrency);
-    for _ in 0..concurrency {
-        clients.push(Client::connect(url).await?);
-    }
-    let per_client = requests.div_ceil(concurrency as u64);
-    let started = Instant::now();
-    let tasks = clients
-        .into_iter()
-        .enumerate()
-        .map(|(c, mut client)| async move {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(c as u64);
-            let mut latencies = Vec::with_capacity(per_client as usize);
-            for _ in 0..per_client {
-                let row: Vec<u64> = (0..piles.max(1))
-                    .map(|_| rng.random_range(1..=1000))
-                    .collect();
-                let t = Instant::now();
-                match rpc {
-                    LoadRpc::Suggest => {
-                        client.suggest(row, Variant::TwoEnds, None, 0).await?;
-                    }
-                    LoadRpc::Health => {
-                        client.health("").await?;
-                    }
-                }
-                latencies.push(t.elapsed());
-            }
-            Ok::<_, ClientError>(latencies)
-        });
-    let mut all: Vec<Duration> = Vec::new();
-    for r in futures::future::join_all(tasks).await {
-        all.extend(r?);
-    }
-    let elapsed = started.elapsed();
-    all.sort();
-    let pct = |p: f64| {
-        all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or_default()
-    };
-    Ok(LoadReport {
-        requests: all.len() as u64,
-        elapsed,
-        p50: pct(0.50),
-        p99: pct(0.99),
-    })
 }
