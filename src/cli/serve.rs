@@ -43,11 +43,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
     }
     telemetry::init(&config.log);
     alloc::keep_freed_memory();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("stonegame-io")
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if config.io_threads > 0 {
+        builder.worker_threads(config.io_threads);
+    }
+    let runtime = match builder.enable_all().thread_name("stonegame-io").build() {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
