@@ -1,7 +1,8 @@
 //! Compiles proto/stonegame/v1/stonegame.proto with protox (no system
 //! protoc needed) and tonic-prost-build, and writes the encoded file
 //! descriptor set to `$OUT_DIR/stonegame_descriptor.bin` for server
-//! reflection.
+//! reflection. `Case.piles_le` is a `bytes::Bytes`, so decoding it takes a
+//! slice of the received buffer instead of copying it.
 
 use std::path::PathBuf;
 
@@ -19,6 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)
+        .bytes(".stonegame.v1.Case.piles_le")
         .compile_fds(fds)?;
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! Service benchmarks (measured, not asserted):
 //!
 //! * `solve_n1000`: 32 and 128 cases of n = 1000 (half planted losses)
-//!   through Solve over loopback (batches of 8 on one stream; 32 cases are
-//!   all in flight at once, 128 cases 4 batches at a time) beside the
+//!   through Solve over loopback (`Client::solve`: batches of 32 cases,
+//!   256 KiB of `piles_le` each, on one stream, all in flight at once) beside the
 //!   in-process `stonegame::core::solve_batch` on the same cases;
 //! * `suggest_32_clients`: SuggestMove on rows of n = 100 from 32 concurrent
 //!   connections, beside the same server's grpc.health.v1 Check (the floor).
@@ -10,10 +10,19 @@
 //!   QPS with p50/p99 latencies for the same load.
 //!
 //! Run: `cargo bench --bench service`.
+//!
+//! `cargo bench --bench service -- --paired [COUNT…] [--pairs N] [--batch B]`
+//! measures `solve_n1000` differently, for a figure that survives a noisy
+//! shared machine: instead of criterion's samples of one side then the
+//! other, it runs both sides on the same cases back to back, pair after
+//! pair (alternating which goes first), so a change in the machine's load
+//! hits both, and prints the median over the pairs of in-process time ÷
+//! gRPC time — gRPC throughput as a fraction of in-process — with its
+//! quartiles. Every gRPC answer is checked against `solve_batch`'s.
 
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stonegame::client::Client;
@@ -22,6 +31,9 @@ use stonegame::core::{Variant, solve_batch};
 use stonegame::service::config::Config;
 use stonegame::service::pb;
 use stonegame::service::{RunningServer, start};
+
+/// Cases per `SolveRequest`.
+const BATCH: usize = 32;
 
 fn rows(count: usize, n: usize) -> Vec<Vec<u64>> {
     let mut rng = ChaCha8Rng::seed_from_u64(42);
@@ -44,6 +56,26 @@ fn rows(count: usize, n: usize) -> Vec<Vec<u64>> {
         .collect()
 }
 
+/// The rows as Solve cases, in `piles` (`Client::solve` packs them).
+fn cases(rows: &[Vec<u64>]) -> Vec<pb::Case> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| pb::Case {
+            id: i.to_string(),
+            piles: r.clone(),
+            variant: pb::Variant::TwoEnds as i32,
+            piles_le: Default::default(),
+        })
+        .collect()
+}
+
+/// The allocator tuning of `stonegame serve` and `stonegame client`
+/// (`service::alloc`), here process-wide: it applies to both sides of
+/// each comparison.
+fn tune_allocator() {
+    stonegame::service::alloc::keep_freed_memory();
+}
+
 fn server(rt: &tokio::runtime::Runtime) -> RunningServer {
     let mut config = Config::defaults().expect("defaults");
     config.listen = "127.0.0.1:0".into();
@@ -52,30 +84,33 @@ fn server(rt: &tokio::runtime::Runtime) -> RunningServer {
 }
 
 fn solve(c: &mut Criterion) {
+    tune_allocator();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let server = server(&rt);
     let url = server.addr.to_string();
     let mut client = rt.block_on(Client::connect(&url)).expect("connect");
     let mut group = c.benchmark_group("solve_n1000");
-    // The same rows go both ways; 32 cases is a short burst (4 batches of
-    // 8), 128 cases a longer stream (16 batches, 4 in flight at a time).
+    // The same rows go both ways; 32 cases is a short burst (one batch),
+    // 128 cases a longer stream (4 batches, all in flight: the server's
+    // default `max_batches_in_flight_per_stream`). Batches of 8 measured
+    // the same for 32 cases and about 5 % slower for 128 (more per-batch
+    // hops and a shallower pipeline).
     for count in [32, 128] {
         let rows = rows(count, 1000);
-        let cases: Vec<pb::Case> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| pb::Case {
-                id: i.to_string(),
-                piles: r.clone(),
-                variant: pb::Variant::TwoEnds as i32,
-            })
-            .collect();
+        let cases = cases(&rows);
         group.throughput(Throughput::Elements(rows.len() as u64));
         group.bench_function(BenchmarkId::new("in_process_solve_batch", count), |b| {
             b.iter(|| solve_batch(&rows, Variant::TwoEnds))
         });
+        // The cases are cloned outside the timing (`Client::solve` takes
+        // them by value); packing the rows into `piles_le`, encoding,
+        // sending, solving and decoding the results are all timed.
         group.bench_function(BenchmarkId::new("grpc_loopback", count), |b| {
-            b.iter(|| rt.block_on(client.solve(cases.clone(), 8)).expect("solve"))
+            b.iter_batched(
+                || cases.clone(),
+                |cases| rt.block_on(client.solve(cases, BATCH)).expect("solve"),
+                BatchSize::SmallInput,
+            )
         });
     }
     group.finish();
@@ -115,6 +150,7 @@ fn concurrent(
 }
 
 fn suggest(c: &mut Criterion) {
+    tune_allocator();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let server = server(&rt);
     let url = server.addr.to_string();
@@ -138,4 +174,128 @@ criterion_group! {
     config = Criterion::default().sample_size(20).measurement_time(Duration::from_secs(5));
     targets = solve, suggest
 }
-criterion_main!(benches);
+
+/// `--paired` options.
+struct Paired {
+    counts: Vec<usize>,
+    pairs: Option<usize>,
+    batch: usize,
+}
+
+/// The `--paired` options, if `--paired` was given.
+fn paired_args() -> Result<Option<Paired>, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !args.iter().any(|a| a == "--paired") {
+        return Ok(None);
+    }
+    let mut paired = Paired {
+        counts: Vec::new(),
+        pairs: None,
+        batch: BATCH,
+    };
+    let number = |v: Option<&String>, what: &str| {
+        v.and_then(|v| v.parse::<usize>().ok())
+            .filter(|&v| v > 0)
+            .ok_or(format!("{what} needs a positive number"))
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            // `cargo bench` adds `--bench`.
+            "--paired" | "--bench" => {}
+            "--pairs" => paired.pairs = Some(number(it.next(), "--pairs")?),
+            "--batch" => paired.batch = number(it.next(), "--batch")?,
+            count => paired
+                .counts
+                .push(number(Some(&count.to_string()), "a case count")?),
+        }
+    }
+    if paired.counts.is_empty() {
+        paired.counts = vec![32, 128];
+    }
+    Ok(Some(paired))
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+/// `solve_n1000` in interleaved pairs (see the module documentation).
+fn paired(args: &Paired) {
+    tune_allocator();
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = server(&rt);
+    let mut client = rt
+        .block_on(Client::connect(&server.addr.to_string()))
+        .expect("connect");
+    for &count in &args.counts {
+        let rows = rows(count, 1000);
+        let cases = cases(&rows);
+        let want: Vec<bool> = solve_batch(&rows, Variant::TwoEnds)
+            .into_iter()
+            .map(|r| r.expect("valid rows"))
+            .collect();
+        let in_process = || {
+            let t = Instant::now();
+            std::hint::black_box(solve_batch(&rows, Variant::TwoEnds));
+            t.elapsed()
+        };
+        let mut grpc = || {
+            let sent = cases.clone();
+            let t = Instant::now();
+            let results = rt.block_on(client.solve(sent, args.batch)).expect("solve");
+            let elapsed = t.elapsed();
+            let got: Vec<bool> = results.iter().map(|r| r.first_player_wins).collect();
+            assert_eq!(got, want, "the service's verdicts differ from solve_batch");
+            elapsed
+        };
+        let pairs = args.pairs.unwrap_or((6400 / count).max(20));
+        // Warm-up: connections, allocator, caches.
+        for _ in 0..pairs / 10 + 1 {
+            in_process();
+            grpc();
+        }
+        let (mut ratios, mut ins, mut outs) = (Vec::new(), Vec::new(), Vec::new());
+        for k in 0..pairs {
+            let (a, b) = if k % 2 == 0 {
+                let a = in_process();
+                (a, grpc())
+            } else {
+                let b = grpc();
+                (in_process(), b)
+            };
+            ratios.push(a.as_secs_f64() / b.as_secs_f64());
+            ins.push(a.as_secs_f64() * 1e3);
+            outs.push(b.as_secs_f64() * 1e3);
+        }
+        for v in [&mut ratios, &mut ins, &mut outs] {
+            v.sort_by(f64::total_cmp);
+        }
+        println!(
+            "solve_n1000/{count}: batches of {}, {pairs} pairs: gRPC throughput = {:.1} % of \
+             in-process (median; quartiles {:.1}–{:.1} %); median times: in-process {:.2} ms, \
+             gRPC {:.2} ms",
+            args.batch,
+            100.0 * quantile(&ratios, 0.5),
+            100.0 * quantile(&ratios, 0.25),
+            100.0 * quantile(&ratios, 0.75),
+            quantile(&ins, 0.5),
+            quantile(&outs, 0.5),
+        );
+    }
+    drop(server);
+}
+
+fn main() {
+    match paired_args() {
+        Ok(Some(args)) => paired(&args),
+        Ok(None) => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+        Err(e) => {
+            eprintln!("service bench: {e}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -130,6 +130,75 @@ async fn batches_of_a_stream_run_in_parallel_but_bounded() {
     assert_eq!(peak, 2, "batches in flight at once");
 }
 
+/// Solves `cases` on one stream of the generated client, batches of 50, as
+/// given (no packing).
+async fn solve_raw(
+    server: &stonegame::service::RunningServer,
+    cases: Vec<pb::Case>,
+) -> Vec<pb::CaseResult> {
+    let mut raw = common::client(server).await;
+    let batches: Vec<pb::SolveRequest> = cases
+        .chunks(50)
+        .map(|c| pb::SolveRequest { cases: c.to_vec() })
+        .collect();
+    let mut stream = raw
+        .solve(futures::stream::iter(batches))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(r) = stream.message().await.unwrap() {
+        out.extend(r.results);
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn piles_and_piles_le_give_the_same_results() {
+    let server = common::server(|c| c.limits.max_piles = 100).await;
+    let mut rows: Vec<(Vec<u64>, Variant)> = cases(600, 31);
+    // Invalid rows too: their errors differ only in the field they name.
+    for bad in [vec![3, 0, 9], vec![1, u64::MAX], vec![1; 101], vec![]] {
+        rows.push((bad.clone(), Variant::TwoEnds));
+        rows.push((bad, Variant::Leftmost));
+    }
+    let as_piles: Vec<pb::Case> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (r, v))| case(i.to_string(), r.clone(), variant_to_pb(*v)))
+        .collect();
+    let as_le: Vec<pb::Case> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (r, v))| stonegame::client::solve_case(i.to_string(), r, *v))
+        .collect();
+    assert!(as_le.iter().all(|c| c.piles.is_empty()));
+    let (a, b) = (
+        solve_raw(&server, as_piles).await,
+        solve_raw(&server, as_le).await,
+    );
+    assert_eq!(a.len(), rows.len());
+    assert_eq!(b.len(), rows.len());
+    let mut errors = 0;
+    for (i, (x, mut y)) in a.into_iter().zip(b).enumerate() {
+        if let (Some(ex), Some(ey)) = (&x.error, y.error.as_mut()) {
+            errors += 1;
+            // The empty row is reported on `piles` whichever field is empty.
+            if ex.code != pb::CaseErrorCode::EmptyRow as i32 {
+                assert_eq!(ey.field, "piles_le", "case {i}");
+                assert_eq!(
+                    ey.message.strip_prefix("piles_le: "),
+                    ex.message.strip_prefix("piles: ")
+                );
+                ey.field = "piles".into();
+                ey.message = ex.message.clone();
+            }
+        }
+        assert_eq!(x, y, "case {i}: {:?}", rows[i]);
+    }
+    assert_eq!(errors, 8);
+}
+
 fn moves(ms: &[pb::Move]) -> HashSet<Move> {
     ms.iter().map(|m| move_from_pb(m).unwrap()).collect()
 }

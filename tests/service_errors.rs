@@ -131,6 +131,65 @@ async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn piles_le_errors_are_case_errors_naming_the_field() {
+    use stonegame::client::solve_case;
+    let server = common::server(|c| c.limits.max_piles = 100).await;
+    let mut client = common::client(&server).await;
+    let mut both = solve_case("both", &[3, 1, 9, 4], Variant::TwoEnds);
+    both.piles = vec![3, 1, 9, 4];
+    let odd = |id: &str, len: usize| pb::Case {
+        id: id.into(),
+        piles_le: vec![1u8; len].into(),
+        ..Default::default()
+    };
+    let cases = vec![
+        solve_case("a", &[3, 1, 9, 4], Variant::TwoEnds),
+        both,
+        odd("odd", 13),
+        solve_case("b", &[1, 2], Variant::TwoEnds),
+        odd("short", 7),
+        solve_case("zero", &[3, 0, 9], Variant::TwoEnds),
+        solve_case("long", &[1; 101], Variant::TwoEnds),
+        solve_case("c", &[5, 3], Variant::Leftmost),
+    ];
+    let r = solve_once(&mut client, cases).await.unwrap();
+    let ids: Vec<&str> = r.results.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a", "both", "odd", "b", "short", "zero", "long", "c"]);
+    let verdict = |i: usize| {
+        assert!(r.results[i].error.is_none(), "{:?}", r.results[i]);
+        r.results[i].first_player_wins
+    };
+    assert!(!verdict(0));
+    assert!(verdict(3));
+    assert_eq!(
+        verdict(7),
+        first_player_wins(&[5, 3], Variant::Leftmost).unwrap()
+    );
+    let err = |i: usize| r.results[i].error.clone().expect("an error");
+    let e = err(1);
+    assert_eq!(e.code, pb::CaseErrorCode::BothPileFields as i32);
+    assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 0));
+    assert!(
+        e.message.contains("piles_le") && e.message.contains("piles"),
+        "{}",
+        e.message
+    );
+    for (i, len) in [(2, 13), (4, 7)] {
+        let e = err(i);
+        assert_eq!(e.code, pb::CaseErrorCode::PilesLeLength as i32);
+        assert_eq!(e.field, "piles_le");
+        assert!(e.message.contains(&format!("{len} bytes")), "{}", e.message);
+    }
+    let e = err(5);
+    assert_eq!(e.code, pb::CaseErrorCode::ZeroPile as i32);
+    assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 2));
+    let e = err(6);
+    assert_eq!(e.code, pb::CaseErrorCode::TooManyPiles as i32);
+    assert_eq!(e.field, "piles_le");
+    still_serves(&mut client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limits_breaches_are_clear_statuses() {
     let server = common::server(|c| {
         c.limits.max_piles = 100;

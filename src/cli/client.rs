@@ -4,7 +4,8 @@
 //!   messages and exit codes as the offline `stonegame solve`;
 //! * `suggest` — SuggestMove on one position;
 //! * `tables` — the `left` / `right` tables of a row;
-//! * `loadtest` — QPS and latency of SuggestMove (or health) under load;
+//! * `loadtest` — QPS and latency percentiles of SuggestMove (or health),
+//!   closed loop or open loop at a fixed rate (`--rate`);
 //! * `check` — the Check RPC, with the verdict line and testlib exit code of
 //!   the offline `stonegame check` (a server that cannot be reached or
 //!   refuses the call is `FAIL …`, exit 3, like an unreadable file);
@@ -18,11 +19,11 @@ use std::process::ExitCode;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::client::{Client, ClientError, LoadRpc, loadtest};
+use crate::client::{Client, ClientError, LoadReport, LoadRpc, LoadSpec, loadtest, solve_case};
 use crate::core::Variant;
 use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
-use crate::service::convert::{move_from_pb, variant_to_pb};
+use crate::service::convert::move_from_pb;
 use crate::service::pb;
 
 use super::suggest::parse_pile;
@@ -138,9 +139,17 @@ pub struct LoadtestArgs {
     /// The RPC to send.
     #[arg(long, value_enum, default_value = "suggest")]
     pub rpc: LoadRpcArg,
-    /// Concurrent clients (one connection each).
+    /// Closed loop: concurrent clients, each sending its next request when
+    /// the last is answered. With --rate: the most requests outstanding.
     #[arg(long, default_value_t = 32)]
     pub concurrency: usize,
+    /// HTTP/2 connections the clients share (0: one per client).
+    #[arg(long, default_value_t = 0)]
+    pub connections: usize,
+    /// Open loop: send this many requests per second on a fixed schedule,
+    /// whatever the answers (latency at a given load).
+    #[arg(long, value_name = "QPS", allow_negative_numbers = true)]
+    pub rate: Option<f64>,
     /// Total requests.
     #[arg(long, default_value_t = 20_000)]
     pub requests: u64,
@@ -151,6 +160,7 @@ pub struct LoadtestArgs {
 
 /// Runs the command.
 pub fn run(cmd: ClientCommand) -> ExitCode {
+    crate::service::alloc::keep_freed_memory();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -176,7 +186,7 @@ fn parse_piles(texts: &[String]) -> Result<Vec<u64>, String> {
         .collect()
 }
 
-/// At most this many piles go into one request (about 5 MB on the wire).
+/// At most this many piles go into one request (4 MiB of `piles_le`).
 const BATCH_PILES: usize = 1 << 19;
 
 /// Why a remote solve stopped.
@@ -244,7 +254,7 @@ fn solve_remote(
         }
         Ok(())
     });
-    let variant = variant_to_pb(args.variant.into()) as i32;
+    let variant: Variant = args.variant.into();
     let batch_size = args.batch_size.max(1);
     let mut batch = Vec::new();
     let mut piles = 0;
@@ -255,11 +265,7 @@ fn solve_remote(
         match next {
             Some(Ok(case)) => {
                 piles += case.piles.len();
-                batch.push(pb::Case {
-                    id: case.number.to_string(),
-                    piles: case.piles,
-                    variant,
-                });
+                batch.push(solve_case(case.number.to_string(), &case.piles, variant));
             }
             Some(Err(e)) => failure = Some(e),
             None => {}
@@ -367,29 +373,47 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
         LoadRpcArg::Suggest => LoadRpc::Suggest,
         LoadRpcArg::Health => LoadRpc::Health,
     };
-    match loadtest(
-        &args.server.server,
+    let spec = LoadSpec {
         rpc,
-        args.concurrency,
-        args.requests,
-        args.piles,
-    )
-    .await
-    {
+        concurrency: args.concurrency,
+        connections: args.connections,
+        requests: args.requests,
+        piles: args.piles,
+        rate: args.rate,
+    };
+    match loadtest(&args.server.server, &spec).await {
         Ok(r) => {
-            println!(
-                "{:?}: {} requests, {} concurrent, {:.0} QPS, p50 {:.3} ms, p99 {:.3} ms",
-                args.rpc,
-                r.requests,
-                args.concurrency,
-                r.qps(),
-                r.p50.as_secs_f64() * 1e3,
-                r.p99.as_secs_f64() * 1e3
-            );
+            println!("{}", loadtest_line(&spec, &r));
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
     }
+}
+
+/// The one-line summary `client loadtest` prints.
+fn loadtest_line(spec: &LoadSpec, r: &LoadReport) -> String {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let mode = match (spec.rate, r.max_send_lag) {
+        (Some(rate), lag) => format!(
+            "open loop at {rate:.0}/s (at most {} outstanding; sends up to {:.3} ms late)",
+            spec.concurrency.max(1),
+            lag.map_or(0.0, ms)
+        ),
+        (None, _) => format!("{} concurrent", spec.concurrency.max(1)),
+    };
+    format!(
+        "{:?}: {} requests, {mode}, {} connections, {:.0} QPS, p50 {:.3} ms, p90 {:.3} ms, \
+         p99 {:.3} ms, p99.9 {:.3} ms, max {:.3} ms",
+        spec.rpc,
+        r.requests,
+        spec.connection_count(),
+        r.qps(),
+        ms(r.p50),
+        ms(r.p90),
+        ms(r.p99),
+        ms(r.p999),
+        ms(r.max)
+    )
 }
 
 fn run_check(runtime: &tokio::runtime::Runtime, args: &RemoteCheckArgs) -> ExitCode {

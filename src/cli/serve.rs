@@ -2,13 +2,15 @@
 //!
 //! Configuration layers: embedded defaults → `--config FILE` →
 //! `STONEGAME_*` environment → flags (see `crate::service::config`). The
-//! bound address is printed as `listening on ADDR` on stderr.
+//! bound address is printed as `listening on ADDR` on stderr. malloc is
+//! tuned to keep freed buffers (`crate::service::alloc`) before the runtime
+//! starts.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::service::config::{Config, Overrides};
-use crate::service::{serve, telemetry};
+use crate::service::{alloc, serve, telemetry};
 
 use super::fail;
 
@@ -40,11 +42,12 @@ pub fn run(args: ServeArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     telemetry::init(&config.log);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("stonegame-io")
-        .build()
-    {
+    alloc::keep_freed_memory();
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if config.io_threads > 0 {
+        builder.worker_threads(config.io_threads);
+    }
+    let runtime = match builder.enable_all().thread_name("stonegame-io").build() {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };

@@ -2,7 +2,10 @@
 //!
 //! * [`Client::solve_stream`] opens one Solve stream fed by a stream of
 //!   batches; the server answers batch by batch, in order, with several in
-//!   flight. [`Client::solve`] does the batching for a list of cases.
+//!   flight. [`Client::solve`] does the batching for a list of cases and
+//!   sends every row as `Case.piles_le` (little-endian 8-byte words: much
+//!   cheaper to encode and decode than varints); [`solve_case`] builds such
+//!   a case and [`pack_case`] converts one.
 //! * [`Client::suggest`] wraps SuggestMove, [`Client::tables`] collects and
 //!   unpacks GetTables, [`Client::health`] asks grpc.health.v1.
 //! * [`Client::check`] streams a test input and an answer to Check,
@@ -10,12 +13,12 @@
 //!   report; [`Client::generate`] opens a Generate stream for a
 //!   [`GenSpec`].
 //! * [`loadtest`] measures QPS and latency percentiles of SuggestMove (or of
-//!   the health check, the floor) with many concurrent clients.
+//!   the health check, the floor), closed loop with many concurrent clients
+//!   or open loop at a fixed rate ([`load`]).
 
 use std::io::{self, Read};
-use std::time::{Duration, Instant};
 
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Status, Streaming};
@@ -24,13 +27,22 @@ use crate::core::Variant;
 use crate::core::tables::decode;
 use crate::judge::check::CheckReport;
 use crate::judge::generate::GenSpec;
-use crate::service::convert::{report_from_pb, variant_to_pb};
+use crate::service::convert::{piles_to_le, report_from_pb, variant_to_pb};
 use crate::service::pb;
 use crate::service::pb::stone_game_client::StoneGameClient;
 use crate::service::tables::unpack;
 
+pub mod load;
+
+pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
+
 /// Largest response message the client accepts.
 const MAX_MESSAGE: usize = 64 << 20;
+
+/// The largest HTTP/2 frame the client accepts: as the server's
+/// ([`crate::service::server::MAX_FRAME_SIZE`]), so large responses (tables,
+/// generated data) also travel in few frames.
+const MAX_FRAME_SIZE: u32 = crate::service::server::MAX_FRAME_SIZE;
 
 /// Why a client call failed.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +59,9 @@ pub enum ClientError {
     /// The server broke the protocol's promises.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    /// A load test's parameters are unusable.
+    #[error(transparent)]
+    LoadSpec(#[from] LoadSpecError),
     /// A local file could not be read.
     #[error("cannot read the {what}: {source}")]
     Read {
@@ -103,6 +118,26 @@ fn feed_check(
     Ok(())
 }
 
+/// A Solve case carrying `piles` in `piles_le`.
+pub fn solve_case(id: impl Into<String>, piles: &[u64], variant: Variant) -> pb::Case {
+    pb::Case {
+        id: id.into(),
+        piles: Vec::new(),
+        variant: variant_to_pb(variant) as i32,
+        piles_le: piles_to_le(piles),
+    }
+}
+
+/// Moves a case's row from `piles` to `piles_le`. A case that already uses
+/// `piles_le` (or sets both fields, which the server refuses) is left as it
+/// is.
+pub fn pack_case(case: &mut pb::Case) {
+    if case.piles_le.is_empty() && !case.piles.is_empty() {
+        case.piles_le = piles_to_le(&case.piles);
+        case.piles = Vec::new();
+    }
+}
+
 /// The request of a [`GenSpec`].
 pub fn generate_request(spec: &GenSpec) -> pb::GenerateRequest {
     pb::GenerateRequest {
@@ -138,6 +173,7 @@ impl Client {
         let channel = Endpoint::from_shared(url.clone())
             .map_err(connect_err)?
             .tcp_nodelay(true)
+            .max_frame_size(MAX_FRAME_SIZE)
             .connect()
             .await
             .map_err(connect_err)?;
@@ -167,7 +203,8 @@ impl Client {
     }
 
     /// Solves `cases` in batches of `batch_size` over one stream; the
-    /// results come back in case order.
+    /// results come back in case order. Rows given in `piles` are sent as
+    /// `piles_le` ([`pack_case`]), each batch as it is sent.
     pub async fn solve(
         &mut self,
         cases: Vec<pb::Case>,
@@ -182,7 +219,11 @@ impl Client {
             });
         }
         let expected: Vec<usize> = batches.iter().map(|b| b.cases.len()).collect();
-        let mut responses = self.solve_stream(futures::stream::iter(batches)).await?;
+        let packed = futures::stream::iter(batches).map(|mut batch| {
+            batch.cases.iter_mut().for_each(pack_case);
+            batch
+        });
+        let mut responses = self.solve_stream(packed).await?;
         let mut out = Vec::with_capacity(total);
         for want in expected {
             let response = responses
@@ -366,92 +407,4 @@ impl TableCodes {
     pub fn right(&self, i: usize, j: usize) -> u64 {
         decode(self.right[self.index(i, j)], self.piles[i])
     }
-}
-
-/// Which RPC a load test sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadRpc {
-    /// SuggestMove on a random row.
-    Suggest,
-    /// grpc.health.v1 Check: the floor.
-    Health,
-}
-
-/// Results of a load test.
-#[derive(Debug, Clone)]
-pub struct LoadReport {
-    /// Requests answered.
-    pub requests: u64,
-    /// Wall time.
-    pub elapsed: Duration,
-    /// Median latency.
-    pub p50: Duration,
-    /// 99th percentile latency.
-    pub p99: Duration,
-}
-
-impl LoadReport {
-    /// Requests per second.
-    pub fn qps(&self) -> f64 {
-        self.requests as f64 / self.elapsed.as_secs_f64()
-    }
-}
-
-/// Sends `requests` requests from `concurrency` concurrent clients (one
-/// HTTP/2 connection each) and measures.
-pub async fn loadtest(
-    url: &str,
-    rpc: LoadRpc,
-    concurrency: usize,
-    requests: u64,
-    piles: usize,
-) -> Result<LoadReport, ClientError> {
-    use rand::{Rng, SeedableRng};
-    let concurrency = concurrency.max(1);
-    let mut clients = Vec::with_capacity(concurrency);
-    for _ in 0..concurrency {
-        clients.push(Client::connect(url).await?);
-    }
-    let per_client = requests.div_ceil(concurrency as u64);
-    let started = Instant::now();
-    let tasks = clients
-        .into_iter()
-        .enumerate()
-        .map(|(c, mut client)| async move {
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(c as u64);
-            let mut latencies = Vec::with_capacity(per_client as usize);
-            for _ in 0..per_client {
-                let row: Vec<u64> = (0..piles.max(1))
-                    .map(|_| rng.random_range(1..=1000))
-                    .collect();
-                let t = Instant::now();
-                match rpc {
-                    LoadRpc::Suggest => {
-                        client.suggest(row, Variant::TwoEnds, None, 0).await?;
-                    }
-                    LoadRpc::Health => {
-                        client.health("").await?;
-                    }
-                }
-                latencies.push(t.elapsed());
-            }
-            Ok::<_, ClientError>(latencies)
-        });
-    let mut all: Vec<Duration> = Vec::new();
-    for r in futures::future::join_all(tasks).await {
-        all.extend(r?);
-    }
-    let elapsed = started.elapsed();
-    all.sort();
-    let pct = |p: f64| {
-        all.get(((all.len() as f64 * p) as usize).min(all.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or_default()
-    };
-    Ok(LoadReport {
-        requests: all.len() as u64,
-        elapsed,
-        p50: pct(0.50),
-        p99: pct(0.99),
-    })
 }

@@ -3,8 +3,8 @@
 //! 1. the embedded defaults, `src/service/default_config.toml`;
 //! 2. an optional TOML file (`--config FILE`);
 //! 3. environment variables `STONEGAME_<KEY>`, with `__` between nested keys:
-//!    `STONEGAME_LISTEN`, `STONEGAME_WORKERS`, `STONEGAME_LOG__FORMAT`,
-//!    `STONEGAME_LIMITS__MAX_PILES`, …;
+//!    `STONEGAME_LISTEN`, `STONEGAME_WORKERS`, `STONEGAME_IO_THREADS`,
+//!    `STONEGAME_LOG__FORMAT`, `STONEGAME_LIMITS__MAX_PILES`, …;
 //! 4. command-line flags (`--listen ADDR`).
 //!
 //! Unknown keys are errors in every layer, so a typo never goes unnoticed.
@@ -30,6 +30,9 @@ pub struct Config {
     pub listen: String,
     /// CPU threads for solving; 0 = one per core.
     pub workers: usize,
+    /// Async (tokio) threads of `stonegame serve` handling connections and
+    /// small requests; 0 = one per core.
+    pub io_threads: usize,
     /// Requests (a SuggestMove row, a Solve batch) of at most this many
     /// cell updates are solved on the async thread that
     /// received them instead of on the worker pool; 0 = always the pool.
@@ -251,6 +254,14 @@ mod tests {
         assert_eq!(c.limits.max_table_piles, 7);
         assert_eq!(c.log.format, LogFormat::Json);
         assert_eq!(c.listen, "127.0.0.1:3");
+        assert_eq!(c.io_threads, 0);
+        let c = Config::load(
+            None,
+            env(&[("STONEGAME_IO_THREADS", "1")]),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.io_threads, 1);
     }
 
     #[test]

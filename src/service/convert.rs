@@ -1,7 +1,9 @@
 //! Conversions between the generated protobuf types ([`pb`]) and the game
 //! core's types. Validation lives in [`super::validate`]; this module only
-//! maps values that are already known to be valid, plus the enum decoding
-//! that can fail.
+//! maps values that are already known to be valid, plus the decoding that
+//! can fail (enums, `Case.piles_le`).
+
+use prost::bytes::Bytes;
 
 use crate::core::{Move, Side, Variant};
 use crate::judge::check::{CheckReport, Mismatch, Verdict};
@@ -15,6 +17,25 @@ pub fn variant_from_pb(raw: i32) -> Option<Variant> {
         pb::Variant::Unspecified | pb::Variant::TwoEnds => Some(Variant::TwoEnds),
         pb::Variant::Leftmost => Some(Variant::Leftmost),
     }
+}
+
+/// Packs piles as `Case.piles_le`: each pile a little-endian 8-byte word.
+pub fn piles_to_le(piles: &[u64]) -> Bytes {
+    let mut out = vec![0u8; piles.len() * 8];
+    for (word, pile) in out.as_chunks_mut::<8>().0.iter_mut().zip(piles) {
+        *word = pile.to_le_bytes();
+    }
+    Bytes::from(out)
+}
+
+/// Unpacks `Case.piles_le`; `None` when its length is not a multiple of 8.
+/// The values are not validated.
+pub fn piles_from_le(bytes: &[u8]) -> Option<Vec<u64>> {
+    let (words, rest) = bytes.as_chunks::<8>();
+    if !rest.is_empty() {
+        return None;
+    }
+    Some(words.iter().map(|w| u64::from_le_bytes(*w)).collect())
 }
 
 /// The wire `Variant` of a core variant.
@@ -134,6 +155,19 @@ mod tests {
             assert_eq!(variant_from_pb(variant_to_pb(v) as i32), Some(v));
         }
         assert_eq!(variant_from_pb(99), None);
+    }
+
+    #[test]
+    fn piles_le_round_trips() {
+        let piles = [1, 2, 255, 256, 1 << 40, u64::MAX, 0];
+        let packed = piles_to_le(&piles);
+        assert_eq!(packed.len(), 8 * piles.len());
+        assert_eq!(&packed[8..16], &[2, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(&packed[24..32], &[0, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(piles_from_le(&packed).as_deref(), Some(&piles[..]));
+        assert_eq!(piles_from_le(&[]), Some(vec![]));
+        assert_eq!(piles_from_le(&packed[..13]), None);
+        assert_eq!(piles_from_le(&[1]), None);
     }
 
     #[test]

@@ -10,11 +10,13 @@
 //! * [`limits`] — admission control, concurrency limits, cancellation;
 //! * [`server`] — building and serving with health, reflection and graceful
 //!   shutdown;
-//! * [`telemetry`] — logging.
+//! * [`telemetry`] — logging;
+//! * [`alloc`] — malloc tuning for processes moving many large messages.
 //!
 //! The game itself lives in [`crate::core`]; CPU work runs on a rayon pool,
 //! never on the async runtime's threads.
 
+pub mod alloc;
 pub mod check;
 pub mod config;
 pub mod convert;

@@ -2,12 +2,12 @@
 //!
 //! One driver task per stream reads requests, and for each one reserves its
 //! cell updates and piles in the server-wide budgets and hands it to the
-//! rayon pool, where its cases are validated and solved (a batch of at most
-//! `inline_max_cells` cell updates is solved on the driver's thread instead:
-//! the hop would cost more). Up to `max_batches_in_flight_per_stream` batches
-//! are solved at once (`StreamExt::buffered`, which also keeps request
-//! order); beyond that the driver stops reading, so a fast client meets
-//! HTTP/2 flow control instead of filling the server's memory.
+//! rayon pool, where its cases are validated (rows sent as `piles_le` are
+//! unpacked there too, one case at a time) and solved. Up to
+//! `max_batches_in_flight_per_stream` batches are solved at once
+//! (`StreamExt::buffered`, which also keeps request order); beyond that the
+//! driver stops reading, so a fast client meets HTTP/2 flow control instead
+//! of filling the server's memory.
 //!
 //! The work stops promptly when the client goes away (the response channel
 //! closes and the driver's [`CancelOnDrop`](super::limits::CancelOnDrop)
@@ -31,7 +31,7 @@ use super::convert::variant_from_pb;
 use super::limits::{BatchInFlight, CancelFlag, cells_of, grpc_timeout};
 use super::pb;
 use super::server::{BoxStream, State};
-use super::validate::{check_batch, check_case};
+use super::validate::{case_pile_count, check_batch, check_case};
 
 /// Starts the stream: the work happens in a spawned driver task.
 pub fn solve(
@@ -137,13 +137,19 @@ async fn solve_request(
     let cells = request
         .cases
         .iter()
-        .filter(|case| case.piles.len() <= max_piles)
-        .map(|case| {
+        .map(case_pile_count)
+        .zip(&request.cases)
+        .filter(|&(len, _)| len <= max_piles)
+        .map(|(len, case)| {
             let two_ends = variant_from_pb(case.variant) != Some(Variant::Leftmost);
-            cells_of(case.piles.len(), two_ends)
+            cells_of(len, two_ends)
         })
         .fold(0u64, u64::saturating_add);
-    let piles = request.cases.iter().map(|c| c.piles.len() as u64).sum();
+    let piles = request
+        .cases
+        .iter()
+        .map(|c| case_pile_count(c) as u64)
+        .sum();
     let reservation = state.admit_work(cells, piles)?;
     let metrics = Arc::clone(&state.metrics);
     let (stream_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
@@ -155,12 +161,13 @@ async fn solve_request(
                 .cases
                 .into_par_iter()
                 .with_max_len(1)
-                .map(|case| {
-                    let variant = match check_case(&case, max_piles) {
-                        Ok(v) => v,
+                .map(|mut case| {
+                    let id = std::mem::take(&mut case.id);
+                    let (variant, piles) = match check_case(&case, max_piles) {
+                        Ok(valid) => valid,
                         Err(error) => {
                             return Some(pb::CaseResult {
-                                id: case.id,
+                                id,
                                 error: Some(error),
                                 ..Default::default()
                             });
@@ -169,10 +176,10 @@ async fn solve_request(
                     if cancelled() {
                         return None;
                     }
-                    let analysis = metrics
-                        .count_case(|| analyze_cancellable(&case.piles, variant, &cancelled))?;
+                    let analysis =
+                        metrics.count_case(|| analyze_cancellable(&piles, variant, &cancelled))?;
                     Some(pb::CaseResult {
-                        id: case.id,
+                        id,
                         first_player_wins: analysis.first_player_wins,
                         best_move: Some(analysis.best_move.into()),
                         error: None,

@@ -5,6 +5,8 @@
 //! to `INVALID_ARGUMENT`, an empty row in SuggestMove (the player to move
 //! has already lost) to `FAILED_PRECONDITION`.
 
+use std::borrow::Cow;
+
 use tonic::{Code, Status};
 
 use crate::core::row::validate_piles;
@@ -13,7 +15,7 @@ use crate::core::{RowError, Variant};
 use crate::judge::generate::{Family, GenSpec};
 
 use super::config::Limits;
-use super::convert::variant_from_pb;
+use super::convert::{piles_from_le, variant_from_pb};
 use super::pb::{self, CaseErrorCode};
 
 /// Why a whole request is refused.
@@ -37,6 +39,21 @@ pub enum RequestError {
     /// A pile out of range.
     #[error("piles: {0}")]
     Pile(RowError),
+    /// A Solve case whose row is invalid, in the field that carries it.
+    #[error("{}: {error}", field.name())]
+    CaseRow { field: PileField, error: RowError },
+    /// A Solve case with both `piles` and `piles_le` set.
+    #[error(
+        "piles_le: set together with piles ({len} piles); a case carries its row in one \
+         of the two fields"
+    )]
+    BothPileFields { len: usize },
+    /// A `piles_le` whose length is not a multiple of 8.
+    #[error(
+        "piles_le: {len} bytes is not a multiple of 8 (each pile is a little-endian \
+         8-byte word)"
+    )]
+    PilesLeLength { len: usize },
     /// An unknown variant number.
     #[error("variant: {0} is not a known Variant")]
     UnknownVariant(i32),
@@ -87,9 +104,15 @@ impl RequestError {
             | RequestError::TableTooLarge { .. }
             | RequestError::TooManyGeneratedCases { .. }
             | RequestError::TooManyGeneratedPiles { .. } => Code::ResourceExhausted,
+            RequestError::CaseRow { error, .. } => match error {
+                RowError::TooManyPiles { .. } => Code::ResourceExhausted,
+                _ => Code::InvalidArgument,
+            },
             RequestError::AlreadyLost => Code::FailedPrecondition,
             RequestError::Empty
             | RequestError::Pile(_)
+            | RequestError::BothPileFields { .. }
+            | RequestError::PilesLeLength { .. }
             | RequestError::UnknownVariant(_)
             | RequestError::BadStrength(_)
             | RequestError::VariantChanged { .. }
@@ -150,48 +173,104 @@ pub fn check_batch(req: &pb::SolveRequest, max_cases: usize) -> Result<(), Reque
     Ok(())
 }
 
-/// Validates one Solve case: its variant and row. An invalid case gets a
-/// [`pb::CaseError`] naming the field and the pile.
-pub fn check_case(case: &pb::Case, max_piles: usize) -> Result<Variant, pb::CaseError> {
+/// Which field of a [`pb::Case`] carries its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PileField {
+    /// `repeated uint64 piles` (varints).
+    Piles,
+    /// `bytes piles_le` (little-endian 8-byte words).
+    PilesLe,
+}
+
+impl PileField {
+    /// The field's name in the .proto.
+    pub fn name(self) -> &'static str {
+        match self {
+            PileField::Piles => "piles",
+            PileField::PilesLe => "piles_le",
+        }
+    }
+}
+
+/// The number of piles a case carries in either field, before any
+/// validation (for admission control; a case setting both fields counts
+/// both and is refused later).
+pub fn case_pile_count(case: &pb::Case) -> usize {
+    case.piles.len() + case.piles_le.len() / 8
+}
+
+/// Validates one Solve case: its variant, which field carries the row, and
+/// the row. Returns the variant and the piles (borrowed from `piles`, or
+/// unpacked from `piles_le`). An invalid case gets a [`pb::CaseError`]
+/// naming the field and the pile.
+pub fn check_case(
+    case: &pb::Case,
+    max_piles: usize,
+) -> Result<(Variant, Cow<'_, [u64]>), pb::CaseError> {
     let variant = variant_from_pb(case.variant).ok_or_else(|| pb::CaseError {
         code: CaseErrorCode::UnknownVariant as i32,
         message: RequestError::UnknownVariant(case.variant).to_string(),
         field: "variant".into(),
         pile_index: 0,
     })?;
-    let piles = &case.piles;
-    let err = |code: CaseErrorCode, e: RequestError, pile: Option<usize>| pb::CaseError {
-        code: code as i32,
-        message: e.to_string(),
-        field: "piles".into(),
-        pile_index: pile.unwrap_or(0) as u64,
+    let field = match (case.piles.is_empty(), case.piles_le.is_empty()) {
+        (false, false) => {
+            return Err(pb::CaseError {
+                code: CaseErrorCode::BothPileFields as i32,
+                message: RequestError::BothPileFields {
+                    len: case.piles.len(),
+                }
+                .to_string(),
+                field: PileField::PilesLe.name().into(),
+                pile_index: 0,
+            });
+        }
+        (true, false) => PileField::PilesLe,
+        (_, true) => PileField::Piles,
     };
-    if piles.is_empty() {
-        return Err(err(
-            CaseErrorCode::EmptyRow,
-            RequestError::Pile(RowError::Empty),
-            None,
-        ));
+    let bad_length = || pb::CaseError {
+        code: CaseErrorCode::PilesLeLength as i32,
+        message: RequestError::PilesLeLength {
+            len: case.piles_le.len(),
+        }
+        .to_string(),
+        field: field.name().into(),
+        pile_index: 0,
+    };
+    let row_err = |code: CaseErrorCode, error: RowError| pb::CaseError {
+        code: code as i32,
+        pile_index: error.pile().unwrap_or(0) as u64,
+        message: RequestError::CaseRow { field, error }.to_string(),
+        field: field.name().into(),
+    };
+    let len = match field {
+        PileField::Piles => case.piles.len(),
+        PileField::PilesLe if !case.piles_le.len().is_multiple_of(8) => return Err(bad_length()),
+        PileField::PilesLe => case.piles_le.len() / 8,
+    };
+    if len == 0 {
+        return Err(row_err(CaseErrorCode::EmptyRow, RowError::Empty));
     }
-    if piles.len() > max_piles {
-        return Err(err(
-            CaseErrorCode::TooManyPiles,
-            RequestError::TooManyPiles {
-                len: piles.len(),
-                max: max_piles,
-            },
-            None,
-        ));
+    if len > max_piles {
+        let error = RowError::TooManyPiles {
+            len,
+            max: max_piles,
+        };
+        return Err(row_err(CaseErrorCode::TooManyPiles, error));
     }
-    validate_piles(piles).map_err(|e| {
+    // Unpacked only once its length is known to fit.
+    let piles = match field {
+        PileField::Piles => Cow::Borrowed(case.piles.as_slice()),
+        PileField::PilesLe => Cow::Owned(piles_from_le(&case.piles_le).ok_or_else(bad_length)?),
+    };
+    validate_piles(&piles).map_err(|e| {
         let code = match e {
             RowError::ZeroPile { .. } => CaseErrorCode::ZeroPile,
             _ => CaseErrorCode::PileTooLarge,
         };
-        let pile = e.pile();
-        err(code, RequestError::Pile(e), pile)
+        row_err(code, e)
     })?;
-    Ok(variant)
+    Ok((variant, piles))
 }
 
 /// Validates a SuggestMove request: the variant, a non-empty row within the
@@ -242,6 +321,7 @@ mod tests {
             id: "c".into(),
             piles,
             variant,
+            piles_le: Default::default(),
         }
     }
 
@@ -261,7 +341,82 @@ mod tests {
         assert_eq!(e.code, CaseErrorCode::EmptyRow as i32);
         let e = check_case(&case(vec![1], 7), 10).unwrap_err();
         assert_eq!(e.field, "variant");
-        assert_eq!(check_case(&case(vec![1], 2), 10), Ok(Variant::Leftmost));
+        let c = case(vec![1], 2);
+        assert_eq!(
+            check_case(&c, 10),
+            Ok((Variant::Leftmost, Cow::Borrowed(&[1u64][..])))
+        );
+    }
+
+    fn case_le(piles: &[u64]) -> pb::Case {
+        pb::Case {
+            id: "c".into(),
+            piles_le: super::super::convert::piles_to_le(piles),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn piles_le_gives_the_same_row_and_errors_name_it() {
+        let c = case_le(&[3, 1, 9, 4]);
+        let (v, piles) = check_case(&c, 10).unwrap();
+        assert_eq!((v, &*piles), (Variant::TwoEnds, &[3, 1, 9, 4][..]));
+        let e = check_case(&case_le(&[1, 0, 2]), 10).unwrap_err();
+        assert_eq!(e.code, CaseErrorCode::ZeroPile as i32);
+        assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 2));
+        assert_eq!(
+            e.message,
+            "piles_le: pile 2 is 0: every pile needs at least 1 stone"
+        );
+        let e = check_case(&case_le(&[1, u64::MAX]), 10).unwrap_err();
+        assert_eq!(e.code, CaseErrorCode::PileTooLarge as i32);
+        assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 2));
+        let e = check_case(&case_le(&[1; 11]), 10).unwrap_err();
+        assert_eq!(e.code, CaseErrorCode::TooManyPiles as i32);
+        assert_eq!(e.field, "piles_le");
+        assert!(e.message.contains("11 piles"), "{}", e.message);
+        // Empty in both fields: the row is empty (named by the usual field).
+        let e = check_case(&case_le(&[]), 10).unwrap_err();
+        assert_eq!(
+            (e.code, e.field.as_str()),
+            (CaseErrorCode::EmptyRow as i32, "piles")
+        );
+    }
+
+    #[test]
+    fn both_fields_and_bad_lengths_are_case_errors() {
+        let mut c = case_le(&[1, 2]);
+        c.piles = vec![1, 2];
+        let e = check_case(&c, 10).unwrap_err();
+        assert_eq!(e.code, CaseErrorCode::BothPileFields as i32);
+        assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 0));
+        assert!(
+            e.message.starts_with("piles_le: set together with piles"),
+            "{}",
+            e.message
+        );
+        for len in [1usize, 7, 9, 15, 13] {
+            let c = pb::Case {
+                piles_le: vec![1u8; len].into(),
+                ..Default::default()
+            };
+            let e = check_case(&c, 10).unwrap_err();
+            assert_eq!(e.code, CaseErrorCode::PilesLeLength as i32, "{len}");
+            assert_eq!(e.field, "piles_le");
+            assert!(
+                e.message
+                    .contains(&format!("{len} bytes is not a multiple of 8")),
+                "{}",
+                e.message
+            );
+        }
+        // The length is checked before the limit on piles.
+        let c = pb::Case {
+            piles_le: vec![1u8; 8 * 11 + 1].into(),
+            ..Default::default()
+        };
+        let e = check_case(&c, 10).unwrap_err();
+        assert_eq!(e.code, CaseErrorCode::PilesLeLength as i32);
     }
 
     #[test]

@@ -3,15 +3,17 @@
 Usage: interop.py PORT PROTO_ROOT OUT_DIR
 
 Generates the Python stubs from our .proto with grpcio-tools into OUT_DIR,
-then against 127.0.0.1:PORT: runs Solve (several batches on one stream, an
-invalid case among valid ones) and SuggestMove and checks the answers against
-an independent O(n^2) implementation of SPEC §1 written here; checks
+then against 127.0.0.1:PORT: runs Solve (several batches on one stream, the
+same rows as `piles` and as `piles_le`, invalid cases among valid ones) and
+SuggestMove and checks the answers against an independent O(n^2)
+implementation of SPEC §1 written here; checks
 grpc.health.v1 (grpcio-health-checking); lists stonegame.v1.StoneGame
 through server reflection (grpcio-reflection) and fetches its file.
 Exits non-zero with a message on the first failure.
 """
 
 import random
+import struct
 import sys
 
 
@@ -117,18 +119,40 @@ def main():
             for k in range(start, min(start + 40, len(rows)))
         ]
         batches.append(pb.SolveRequest(cases=cases))
+    # The same rows again as piles_le: little-endian 8-byte words.
+    packed = [
+        pb.Case(id="le%d" % k, piles_le=struct.pack("<%dQ" % len(row), *row))
+        for k, row in enumerate(rows)
+    ]
+    for start in range(0, len(packed), 40):
+        batches.append(pb.SolveRequest(cases=packed[start : start + 40]))
+    le_batches = len(batches) - (len(rows) + 39) // 40
     batches.append(
         pb.SolveRequest(
             cases=[
                 pb.Case(id="good", piles=[2, 2]),
                 pb.Case(id="bad", piles=[1, 0, 1]),
                 pb.Case(id="good2", piles=[2]),
+                pb.Case(id="both", piles=[1, 2], piles_le=struct.pack("<2Q", 1, 2)),
+                pb.Case(id="odd", piles_le=b"\x01" * 13),
+                pb.Case(id="le-zero", piles_le=struct.pack("<3Q", 1, 0, 1)),
             ]
         )
     )
     responses = list(stub.Solve(iter(batches), timeout=60))
     check(len(responses) == len(batches), "one response per request")
-    results = [r for resp in responses[:-1] for r in resp.results]
+    plain = responses[: len(responses) - 1 - le_batches]
+    as_le = responses[len(responses) - 1 - le_batches : -1]
+    results = [r for resp in plain for r in resp.results]
+    le_results = [r for resp in as_le for r in resp.results]
+    check(len(le_results) == len(rows), "one result per piles_le case")
+    for k, (res, le) in enumerate(zip(results, le_results)):
+        check(le.id == "le%d" % k, "id/order of piles_le case %d: %s" % (k, le.id))
+        check(not le.HasField("error"), "piles_le case %d: %s" % (k, le.error))
+        check(
+            (le.first_player_wins, le.best_move) == (res.first_player_wins, res.best_move),
+            "piles_le and piles agree on %s" % rows[k],
+        )
     check(len(results) == len(rows), "one result per case")
     losses = 0
     for k, (row, res) in enumerate(zip(rows, results)):
@@ -142,11 +166,22 @@ def main():
             check(got in moves, "best move of %s: %s" % (row, got))
     check(losses >= 90, "planted losses: %d" % losses)
     last = responses[-1].results
-    check([r.id for r in last] == ["good", "bad", "good2"], "ids of the mixed batch")
+    check(
+        [r.id for r in last] == ["good", "bad", "good2", "both", "odd", "le-zero"],
+        "ids of the mixed batch",
+    )
     check(not last[0].first_player_wins and last[2].first_player_wins, "neighbours")
     check(last[1].HasField("error"), "the invalid case has an error")
     check(last[1].error.code == pb.CASE_ERROR_CODE_ZERO_PILE, "error code")
     check(last[1].error.pile_index == 2 and last[1].error.field == "piles", "error place")
+    check(last[3].error.code == pb.CASE_ERROR_CODE_BOTH_PILE_FIELDS, "both fields set")
+    check(last[4].error.code == pb.CASE_ERROR_CODE_PILES_LE_LENGTH, "13 bytes")
+    check("13 bytes" in last[4].error.message, "length named: %s" % last[4].error.message)
+    check(last[5].error.code == pb.CASE_ERROR_CODE_ZERO_PILE, "piles_le zero pile")
+    check(
+        last[5].error.pile_index == 2 and last[5].error.field == "piles_le",
+        "piles_le error place",
+    )
 
     # SuggestMove.
     r = stub.SuggestMove(pb.SuggestMoveRequest(piles=[3, 1, 9, 4]), timeout=30)
@@ -197,7 +232,10 @@ def main():
     check("stonegame.v1.StoneGame" in names, "reflection lists %s" % names)
     files = answers[1].file_descriptor_response.file_descriptor_proto
     check(len(files) >= 1, "reflection returns the file of stonegame.v1.StoneGame")
-    print("interop OK: %d cases, %d losses, services %s" % (len(rows), losses, names))
+    print(
+        "interop OK: %d cases (and as piles_le), %d losses, services %s"
+        % (len(rows), losses, names)
+    )
 
 
 if __name__ == "__main__":

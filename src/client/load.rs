@@ -1,0 +1,346 @@
+//! Load tests of a running server: QPS and latency percentiles of
+//! SuggestMove, or of the health check (the floor of any RPC).
+//!
+//! Two ways to send ([`LoadSpec`]):
+//!
+//! * **closed loop** (the default): `concurrency` clients, each sending its
+//!   next request as soon as the previous one is answered. This finds the
+//!   highest QPS, but the latency it reports is largely queueing: with `c`
+//!   requests always outstanding, the mean latency is `c / QPS` (Little's
+//!   law), whatever the server does.
+//! * **open loop** (`rate`): requests leave on a fixed schedule, one every
+//!   1/rate seconds, whether or not earlier ones were answered (at most
+//!   `concurrency` are outstanding; a request waiting for that is still
+//!   timed from its scheduled start, so a slow server is not hidden —
+//!   "coordinated omission"). This shows the latency at a given load.
+//!
+//! The clients share `connections` HTTP/2 connections round-robin (by
+//! default one connection per client).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tokio::sync::{Semaphore, mpsc};
+
+use super::{Client, ClientError};
+use crate::core::Variant;
+
+/// Which RPC a load test sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadRpc {
+    /// SuggestMove on a random row.
+    Suggest,
+    /// grpc.health.v1 Check: the floor.
+    Health,
+}
+
+/// What a load test sends, and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadSpec {
+    /// The RPC.
+    pub rpc: LoadRpc,
+    /// Closed loop: the number of clients, each with one request
+    /// outstanding. Open loop: the most requests outstanding at once.
+    pub concurrency: usize,
+    /// HTTP/2 connections the requests are spread over, round-robin; 0 (or
+    /// more than `concurrency`) means one per client.
+    pub connections: usize,
+    /// Requests in all.
+    pub requests: u64,
+    /// Piles of each SuggestMove row (random, 1..=1000 stones).
+    pub piles: usize,
+    /// Open loop at this many requests per second; `None`: closed loop.
+    pub rate: Option<f64>,
+}
+
+/// Why a load test cannot start.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LoadSpecError {
+    /// The rate is not a positive number.
+    #[error("rate: {0} is not a positive number of requests per second")]
+    Rate(f64),
+    /// No requests.
+    #[error("requests: a load test needs at least one request")]
+    NoRequests,
+}
+
+impl LoadSpec {
+    /// A closed-loop test.
+    pub fn closed(rpc: LoadRpc, concurrency: usize, requests: u64, piles: usize) -> LoadSpec {
+        LoadSpec {
+            rpc,
+            concurrency,
+            connections: 0,
+            requests,
+            piles,
+            rate: None,
+        }
+    }
+
+    /// Checks the spec.
+    pub fn validate(&self) -> Result<(), LoadSpecError> {
+        if let Some(rate) = self.rate
+            && !(rate.is_finite() && rate > 0.0)
+        {
+            return Err(LoadSpecError::Rate(rate));
+        }
+        if self.requests == 0 {
+            return Err(LoadSpecError::NoRequests);
+        }
+        Ok(())
+    }
+
+    /// The number of connections actually opened.
+    pub fn connection_count(&self) -> usize {
+        let clients = self.concurrency.max(1);
+        match self.connections {
+            0 => clients,
+            n => n.min(clients),
+        }
+    }
+}
+
+/// Results of a load test. Latencies are from the request's start (open
+/// loop: its scheduled start) to its answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadReport {
+    /// Requests answered.
+    pub requests: u64,
+    /// Wall time from the first request's start to the last answer.
+    pub elapsed: Duration,
+    /// Median latency.
+    pub p50: Duration,
+    /// 90th percentile latency.
+    pub p90: Duration,
+    /// 99th percentile latency.
+    pub p99: Duration,
+    /// 99.9th percentile latency.
+    pub p999: Duration,
+    /// Largest latency.
+    pub max: Duration,
+    /// Open loop: the most a request left after its scheduled time (the
+    /// load generator's own delay, included in the latencies).
+    pub max_send_lag: Option<Duration>,
+}
+
+impl LoadReport {
+    /// Requests per second.
+    pub fn qps(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// The report of these latencies (nearest-rank percentiles).
+    pub fn from_latencies(
+        mut latencies: Vec<Duration>,
+        elapsed: Duration,
+        max_send_lag: Option<Duration>,
+    ) -> LoadReport {
+        latencies.sort_unstable();
+        let pct = |p: f64| {
+            let rank = (latencies.len() as f64 * p).ceil() as usize;
+            latencies
+                .get(rank.clamp(1, latencies.len().max(1)) - 1)
+                .copied()
+                .unwrap_or_default()
+        };
+        LoadReport {
+            requests: latencies.len() as u64,
+            elapsed,
+            p50: pct(0.50),
+            p90: pct(0.90),
+            p99: pct(0.99),
+            p999: pct(0.999),
+            max: latencies.last().copied().unwrap_or_default(),
+            max_send_lag,
+        }
+    }
+}
+
+/// The row of request `k` (the same for every run).
+fn row(k: u64, piles: usize) -> Vec<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(k);
+    (0..piles.max(1))
+        .map(|_| rng.random_range(1..=1000))
+        .collect()
+}
+
+async fn send(client: &mut Client, rpc: LoadRpc, k: u64, piles: usize) -> Result<(), ClientError> {
+    match rpc {
+        LoadRpc::Suggest => {
+            client
+                .suggest(row(k, piles), Variant::TwoEnds, None, 0)
+                .await?;
+        }
+        LoadRpc::Health => {
+            client.health("").await?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the load test `spec` against `url`.
+pub async fn loadtest(url: &str, spec: &LoadSpec) -> Result<LoadReport, ClientError> {
+    spec.validate()?;
+    let mut connections = Vec::with_capacity(spec.connection_count());
+    for _ in 0..spec.connection_count() {
+        connections.push(Client::connect(url).await?);
+    }
+    match spec.rate {
+        None => closed_loop(connections, spec).await,
+        Some(rate) => open_loop(connections, spec, rate).await,
+    }
+}
+
+async fn closed_loop(connections: Vec<Client>, spec: &LoadSpec) -> Result<LoadReport, ClientError> {
+    let clients = spec.concurrency.max(1) as u64;
+    let (rpc, piles) = (spec.rpc, spec.piles);
+    let started = Instant::now();
+    // The clients are futures of this one task (no task hand-offs on the
+    // client side).
+    let tasks = (0..clients).map(|c| {
+        let mut client = connections[c as usize % connections.len()].clone();
+        // Client c sends requests c, c + clients, c + 2·clients, …
+        let mine = spec.requests.saturating_sub(c).div_ceil(clients);
+        async move {
+            let mut latencies = Vec::with_capacity(mine as usize);
+            for i in 0..mine {
+                let t = Instant::now();
+                send(&mut client, rpc, c + i * clients, piles).await?;
+                latencies.push(t.elapsed());
+            }
+            Ok::<_, ClientError>(latencies)
+        }
+    });
+    let mut all = Vec::with_capacity(spec.requests as usize);
+    for latencies in futures::future::join_all(tasks).await {
+        all.extend(latencies?);
+    }
+    Ok(LoadReport::from_latencies(all, started.elapsed(), None))
+}
+
+async fn open_loop(
+    connections: Vec<Client>,
+    spec: &LoadSpec,
+    rate: f64,
+) -> Result<LoadReport, ClientError> {
+    let (rpc, piles, requests) = (spec.rpc, spec.piles, spec.requests);
+    let outstanding = Arc::new(Semaphore::new(spec.concurrency.max(1)));
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Result<Duration, ClientError>>();
+    let runtime = tokio::runtime::Handle::current();
+    let started = Instant::now();
+    // A thread keeps the schedule: tokio's timers tick in milliseconds,
+    // too coarse for requests 100 µs apart.
+    let pacer = std::thread::spawn(move || {
+        fine_timer_slack();
+        let mut max_lag = Duration::ZERO;
+        for k in 0..requests {
+            let due = started + Duration::from_secs_f64(k as f64 / rate);
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+            if done_tx.is_closed() {
+                break;
+            }
+            max_lag = max_lag.max(due.elapsed());
+            let mut client = connections[k as usize % connections.len()].clone();
+            let (outstanding, done) = (Arc::clone(&outstanding), done_tx.clone());
+            runtime.spawn(async move {
+                let result = match outstanding.acquire_owned().await {
+                    Ok(_permit) => send(&mut client, rpc, k, piles)
+                        .await
+                        .map(|()| due.elapsed()),
+                    Err(_) => Err(ClientError::Protocol("the load test was stopped".into())),
+                };
+                let _ = done.send(result);
+            });
+        }
+        max_lag
+    });
+    let mut latencies = Vec::with_capacity(requests as usize);
+    while (latencies.len() as u64) < requests {
+        match done_rx.recv().await {
+            Some(Ok(latency)) => latencies.push(latency),
+            Some(Err(e)) => {
+                // Stops the pacer at its next request.
+                drop(done_rx);
+                return Err(e);
+            }
+            None => break,
+        }
+    }
+    let elapsed = started.elapsed();
+    let max_lag = tokio::task::spawn_blocking(move || pacer.join())
+        .await
+        .ok()
+        .and_then(Result::ok);
+    if (latencies.len() as u64) < requests {
+        return Err(ClientError::Protocol(format!(
+            "only {} of {requests} requests were answered",
+            latencies.len()
+        )));
+    }
+    Ok(LoadReport::from_latencies(latencies, elapsed, max_lag))
+}
+
+/// Lets this thread's sleeps end within a microsecond or so of their
+/// deadline (Linux's default timer slack is 50 µs).
+fn fine_timer_slack() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_TIMERSLACK only changes this thread's timer slack.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let ms = |v: u64| Duration::from_millis(v);
+        let r = LoadReport::from_latencies((1..=1000).rev().map(ms).collect(), ms(1), None);
+        assert_eq!(r.requests, 1000);
+        assert_eq!(
+            (r.p50, r.p90, r.p99, r.p999, r.max),
+            (ms(500), ms(900), ms(990), ms(999), ms(1000))
+        );
+        let one = LoadReport::from_latencies(vec![ms(7)], ms(1), None);
+        assert_eq!((one.p50, one.p99, one.max), (ms(7), ms(7), ms(7)));
+        let none = LoadReport::from_latencies(vec![], ms(1), None);
+        assert_eq!((none.requests, none.p99), (0, Duration::ZERO));
+    }
+
+    #[test]
+    fn specs_are_checked() {
+        let mut spec = LoadSpec::closed(LoadRpc::Health, 32, 10, 100);
+        assert_eq!(spec.validate(), Ok(()));
+        assert_eq!(spec.connection_count(), 32);
+        spec.connections = 4;
+        assert_eq!(spec.connection_count(), 4);
+        spec.connections = 99;
+        assert_eq!(spec.connection_count(), 32);
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            spec.rate = Some(bad);
+            assert!(
+                matches!(spec.validate(), Err(LoadSpecError::Rate(_))),
+                "{bad}"
+            );
+        }
+        spec.rate = Some(1000.0);
+        assert_eq!(spec.validate(), Ok(()));
+        spec.requests = 0;
+        assert_eq!(spec.validate(), Err(LoadSpecError::NoRequests));
+    }
+
+    #[test]
+    fn rows_are_reproducible() {
+        assert_eq!(row(5, 100), row(5, 100));
+        assert_ne!(row(5, 100), row(6, 100));
+        assert!(row(1, 100).iter().all(|&a| (1..=1000).contains(&a)));
+        assert_eq!(row(1, 0).len(), 1);
+    }
+}
