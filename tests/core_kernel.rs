@@ -77,14 +77,18 @@ fn check_layers_against_tables(piles: &[u64]) {
     }
 }
 
+/// The reference path the others are held against: the portable codes
+/// kernel, one thread, no blocking.
+const PORTABLE_SEQUENTIAL: KernelOptions = KernelOptions {
+    isa: Isa::Baseline,
+    parallel: false,
+    blocking: false,
+};
+
 /// The codes kernel with 16- and 32-bit coordinates, on every instruction
 /// set, blocked or not, gives the same whole layers.
 fn check_coordinate_widths_agree(piles: &[u64], last: usize) {
-    let base = KernelOptions {
-        isa: Isa::Baseline,
-        parallel: false,
-        blocking: false,
-    };
+    let base = PORTABLE_SEQUENTIAL;
     let want = codes::layer_with(piles, last, base, None, &NEVER).unwrap();
     for isa in Isa::available() {
         for (parallel, blocking) in [(false, false), (true, true)] {
@@ -106,15 +110,7 @@ fn check_coordinate_widths_agree(piles: &[u64], last: usize) {
 }
 
 fn check_all_paths_agree(piles: &[u64]) {
-    let want = ends(
-        piles,
-        KernelKind::Codes,
-        KernelOptions {
-            isa: Isa::Baseline,
-            parallel: false,
-            blocking: false,
-        },
-    );
+    let want = ends(piles, KernelKind::Codes, PORTABLE_SEQUENTIAL);
     for (kind, opts) in all_paths(piles) {
         assert_eq!(
             ends(piles, kind, opts),
@@ -216,15 +212,7 @@ fn rows_beyond_16_bit_coordinates() {
     );
     let row = plant_loss(&tail).unwrap().expect("a loss can be planted");
     for piles in [&tail, &row] {
-        let want = ends(
-            piles,
-            KernelKind::Codes,
-            KernelOptions {
-                isa: Isa::Baseline,
-                parallel: false,
-                blocking: false,
-            },
-        );
+        let want = ends(piles, KernelKind::Codes, PORTABLE_SEQUENTIAL);
         for isa in Isa::available() {
             let opts = KernelOptions {
                 isa,
