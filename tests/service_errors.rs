@@ -76,6 +76,17 @@ fn huge_row(n: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
+/// The verdict of case `i` of a response, which must have no error.
+fn verdict_of(r: &pb::SolveResponse, i: usize) -> bool {
+    assert!(r.results[i].error.is_none(), "{:?}", r.results[i]);
+    r.results[i].first_player_wins
+}
+
+/// The error of case `i` of a response, which must have one.
+fn error_of(r: &pb::SolveResponse, i: usize) -> pb::CaseError {
+    r.results[i].error.clone().expect("an error")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
     let server = common::server(|c| c.limits.max_piles = 100).await;
@@ -98,17 +109,14 @@ async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
         ids,
         ["a", "zero", "b", "empty", "huge", "long", "variant", "c"]
     );
-    let verdict = |i: usize| {
-        assert!(r.results[i].error.is_none(), "{:?}", r.results[i]);
-        r.results[i].first_player_wins
-    };
+    let verdict = |i: usize| verdict_of(&r, i);
     assert!(!verdict(0));
     assert!(!verdict(2));
     assert_eq!(
         verdict(7),
         first_player_wins(&[5, 3], Variant::Leftmost).unwrap()
     );
-    let err = |i: usize| r.results[i].error.clone().expect("an error");
+    let err = |i: usize| error_of(&r, i);
     let e = err(1);
     assert_eq!(e.code, pb::CaseErrorCode::ZeroPile as i32);
     assert_eq!((e.field.as_str(), e.pile_index), ("piles", 2));
@@ -155,17 +163,14 @@ async fn piles_le_errors_are_case_errors_naming_the_field() {
     let r = solve_once(&mut client, cases).await.unwrap();
     let ids: Vec<&str> = r.results.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["a", "both", "odd", "b", "short", "zero", "long", "c"]);
-    let verdict = |i: usize| {
-        assert!(r.results[i].error.is_none(), "{:?}", r.results[i]);
-        r.results[i].first_player_wins
-    };
+    let verdict = |i: usize| verdict_of(&r, i);
     assert!(!verdict(0));
     assert!(verdict(3));
     assert_eq!(
         verdict(7),
         first_player_wins(&[5, 3], Variant::Leftmost).unwrap()
     );
-    let err = |i: usize| r.results[i].error.clone().expect("an error");
+    let err = |i: usize| error_of(&r, i);
     let e = err(1);
     assert_eq!(e.code, pb::CaseErrorCode::BothPileFields as i32);
     assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 0));
