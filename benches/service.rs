@@ -175,45 +175,41 @@ criterion_group! {
     targets = solve, suggest
 }
 
-/// `--paired` options.
+/// `--paired` options (`cargo bench --bench service -- --paired …`).
+#[derive(clap::Parser)]
+#[command(name = "service bench --paired")]
 struct Paired {
+    /// Run the paired comparison instead of criterion.
+    #[arg(long)]
+    paired: bool,
+    /// Added by `cargo bench`.
+    #[arg(long, hide = true)]
+    bench: bool,
+    /// Cases per stream, one comparison each.
+    #[arg(value_parser = positive, default_values_t = [32, 128])]
     counts: Vec<usize>,
+    /// Pairs per comparison (default: 6,400 cases' worth, at least 20).
+    #[arg(long, value_parser = positive)]
     pairs: Option<usize>,
+    /// Cases per SolveRequest.
+    #[arg(long, value_parser = positive, default_value_t = BATCH)]
     batch: usize,
 }
 
-/// The `--paired` options, if `--paired` was given.
-fn paired_args() -> Result<Option<Paired>, String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if !args.iter().any(|a| a == "--paired") {
-        return Ok(None);
+fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(v) if v > 0 => Ok(v),
+        _ => Err(format!("{text:?} is not a positive number")),
     }
-    let mut paired = Paired {
-        counts: Vec::new(),
-        pairs: None,
-        batch: BATCH,
-    };
-    let number = |v: Option<&String>, what: &str| {
-        v.and_then(|v| v.parse::<usize>().ok())
-            .filter(|&v| v > 0)
-            .ok_or(format!("{what} needs a positive number"))
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            // `cargo bench` adds `--bench`.
-            "--paired" | "--bench" => {}
-            "--pairs" => paired.pairs = Some(number(it.next(), "--pairs")?),
-            "--batch" => paired.batch = number(it.next(), "--batch")?,
-            count => paired
-                .counts
-                .push(number(Some(&count.to_string()), "a case count")?),
-        }
-    }
-    if paired.counts.is_empty() {
-        paired.counts = vec![32, 128];
-    }
-    Ok(Some(paired))
+}
+
+/// The `--paired` options, if `--paired` was given (bad ones end the
+/// process with clap's message).
+fn paired_args() -> Option<Paired> {
+    use clap::Parser;
+    std::env::args()
+        .any(|a| a == "--paired")
+        .then(Paired::parse)
 }
 
 fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -288,14 +284,10 @@ fn paired(args: &Paired) {
 
 fn main() {
     match paired_args() {
-        Ok(Some(args)) => paired(&args),
-        Ok(None) => {
+        Some(args) => paired(&args),
+        None => {
             benches();
             Criterion::default().configure_from_args().final_summary();
-        }
-        Err(e) => {
-            eprintln!("service bench: {e}");
-            std::process::exit(2);
         }
     }
 }

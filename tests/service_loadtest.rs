@@ -91,8 +91,12 @@ async fn a_refused_request_ends_the_test_with_its_status() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_parameters_are_refused_before_connecting() {
-    // Nothing listens here: the parameters are checked first.
-    let url = "http://127.0.0.1:9";
+    // Nothing listens here (a loopback port just freed): the parameters
+    // are checked first.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", free.local_addr().unwrap());
+    drop(free);
+    let url = url.as_str();
     let mut spec = LoadSpec::closed(LoadRpc::Health, 4, 0, 0);
     assert!(matches!(
         loadtest(url, &spec).await,

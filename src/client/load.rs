@@ -158,26 +158,42 @@ impl LoadReport {
     }
 }
 
+/// Request `k` of a load test: the same for every run.
+enum Request {
+    /// SuggestMove on this row.
+    Suggest(Vec<u64>),
+    /// grpc.health.v1 Check.
+    Health,
+}
+
+impl Request {
+    /// Request `k` for `rpc` (a SuggestMove row of `piles` random piles).
+    fn new(rpc: LoadRpc, k: u64, piles: usize) -> Request {
+        match rpc {
+            LoadRpc::Suggest => Request::Suggest(row(k, piles)),
+            LoadRpc::Health => Request::Health,
+        }
+    }
+
+    async fn send(self, client: &mut Client) -> Result<(), ClientError> {
+        match self {
+            Request::Suggest(row) => {
+                client.suggest(row, Variant::TwoEnds, None, 0).await?;
+            }
+            Request::Health => {
+                client.health("").await?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The row of request `k` (the same for every run).
 fn row(k: u64, piles: usize) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(k);
     (0..piles.max(1))
         .map(|_| rng.random_range(1..=1000))
         .collect()
-}
-
-async fn send(client: &mut Client, rpc: LoadRpc, k: u64, piles: usize) -> Result<(), ClientError> {
-    match rpc {
-        LoadRpc::Suggest => {
-            client
-                .suggest(row(k, piles), Variant::TwoEnds, None, 0)
-                .await?;
-        }
-        LoadRpc::Health => {
-            client.health("").await?;
-        }
-    }
-    Ok(())
 }
 
 /// Runs the load test `spec` against `url`.
@@ -206,8 +222,10 @@ async fn closed_loop(connections: Vec<Client>, spec: &LoadSpec) -> Result<LoadRe
         async move {
             let mut latencies = Vec::with_capacity(mine as usize);
             for i in 0..mine {
+                // Built before the clock starts: only the RPC is timed.
+                let request = Request::new(rpc, c + i * clients, piles);
                 let t = Instant::now();
-                send(&mut client, rpc, c + i * clients, piles).await?;
+                request.send(&mut client).await?;
                 latencies.push(t.elapsed());
             }
             Ok::<_, ClientError>(latencies)
@@ -236,6 +254,8 @@ async fn open_loop(
         fine_timer_slack();
         let mut max_lag = Duration::ZERO;
         for k in 0..requests {
+            // Built while waiting for its time: only the RPC is timed.
+            let request = Request::new(rpc, k, piles);
             let due = started + Duration::from_secs_f64(k as f64 / rate);
             let now = Instant::now();
             if due > now {
@@ -249,9 +269,7 @@ async fn open_loop(
             let (outstanding, done) = (Arc::clone(&outstanding), done_tx.clone());
             runtime.spawn(async move {
                 let result = match outstanding.acquire_owned().await {
-                    Ok(_permit) => send(&mut client, rpc, k, piles)
-                        .await
-                        .map(|()| due.elapsed()),
+                    Ok(_permit) => request.send(&mut client).await.map(|()| due.elapsed()),
                     Err(_) => Err(ClientError::Protocol("the load test was stopped".into())),
                 };
                 let _ = done.send(result);

@@ -134,22 +134,15 @@ async fn solve_request(
     // Admission needs only lengths and variants (O(cases) here); the piles
     // themselves are validated on the pool. Cases too long to be solved cost
     // nothing.
-    let cells = request
-        .cases
-        .iter()
-        .map(case_pile_count)
-        .zip(&request.cases)
-        .filter(|&(len, _)| len <= max_piles)
-        .map(|(len, case)| {
+    let (mut cells, mut piles) = (0u64, 0u64);
+    for case in &request.cases {
+        let len = case_pile_count(case);
+        piles += len as u64;
+        if len <= max_piles {
             let two_ends = variant_from_pb(case.variant) != Some(Variant::Leftmost);
-            cells_of(len, two_ends)
-        })
-        .fold(0u64, u64::saturating_add);
-    let piles = request
-        .cases
-        .iter()
-        .map(|c| case_pile_count(c) as u64)
-        .sum();
+            cells = cells.saturating_add(cells_of(len, two_ends));
+        }
+    }
     let reservation = state.admit_work(cells, piles)?;
     let metrics = Arc::clone(&state.metrics);
     let (stream_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
