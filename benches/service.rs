@@ -64,7 +64,7 @@ fn cases(rows: &[Vec<u64>]) -> Vec<pb::Case> {
             id: i.to_string(),
             piles: r.clone(),
             variant: pb::Variant::TwoEnds as i32,
-            piles_le: Default::default(),
+            ..Default::default()
         })
         .collect()
 }
@@ -212,6 +212,15 @@ fn paired_args() -> Option<Paired> {
         .then(Paired::parse)
 }
 
+/// CPU time (user + system) this process has used so far, in seconds.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
@@ -231,16 +240,20 @@ fn paired(args: &Paired) {
             .into_iter()
             .map(|r| r.expect("valid rows"))
             .collect();
+        // CPU seconds each side used, summed over the measured pairs.
+        let (cpu_in, cpu_out) = (std::cell::Cell::new(0.0), std::cell::Cell::new(0.0));
         let in_process = || {
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu_seconds());
             std::hint::black_box(solve_batch(&rows, Variant::TwoEnds));
+            cpu_in.set(cpu_in.get() + cpu_seconds() - c);
             t.elapsed()
         };
         let mut grpc = || {
             let sent = cases.clone();
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu_seconds());
             let results = rt.block_on(client.solve(sent, args.batch)).expect("solve");
             let elapsed = t.elapsed();
+            cpu_out.set(cpu_out.get() + cpu_seconds() - c);
             let got: Vec<bool> = results.iter().map(|r| r.first_player_wins).collect();
             assert_eq!(got, want, "the service's verdicts differ from solve_batch");
             elapsed
@@ -251,6 +264,9 @@ fn paired(args: &Paired) {
             in_process();
             grpc();
         }
+        // Only the measured pairs count.
+        cpu_in.set(0.0);
+        cpu_out.set(0.0);
         let (mut ratios, mut ins, mut outs) = (Vec::new(), Vec::new(), Vec::new());
         for k in 0..pairs {
             let (a, b) = if k % 2 == 0 {
@@ -264,19 +280,25 @@ fn paired(args: &Paired) {
             ins.push(a.as_secs_f64() * 1e3);
             outs.push(b.as_secs_f64() * 1e3);
         }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let busy = |cpu: f64, wall: &[f64]| 100.0 * cpu * 1e3 / wall.iter().sum::<f64>() / cores;
+        let (busy_in, busy_out) = (busy(cpu_in.get(), &ins), busy(cpu_out.get(), &outs));
+        let cpu_ratio = cpu_in.get() / cpu_out.get();
         for v in [&mut ratios, &mut ins, &mut outs] {
             v.sort_by(f64::total_cmp);
         }
         println!(
             "solve_n1000/{count}: batches of {}, {pairs} pairs: gRPC throughput = {:.1} % of \
              in-process (median; quartiles {:.1}–{:.1} %); median times: in-process {:.2} ms, \
-             gRPC {:.2} ms",
+             gRPC {:.2} ms; cores busy: in-process {busy_in:.1} %, gRPC {busy_out:.1} %; \
+             CPU time in-process ÷ gRPC {:.1} %",
             args.batch,
             100.0 * quantile(&ratios, 0.5),
             100.0 * quantile(&ratios, 0.25),
             100.0 * quantile(&ratios, 0.75),
             quantile(&ins, 0.5),
             quantile(&outs, 0.5),
+            100.0 * cpu_ratio,
         );
     }
     drop(server);

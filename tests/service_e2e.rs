@@ -14,7 +14,7 @@ use stonegame::core::exhaustive::{Exhaustive, all_rows};
 use stonegame::core::planted::plant_loss;
 use stonegame::core::tables::Tables;
 use stonegame::core::{MAX_PILE, Move, Variant, analyze, bot_move, first_player_wins};
-use stonegame::service::convert::{move_from_pb, variant_to_pb};
+use stonegame::service::convert::{LeWidth, move_from_pb, piles_to_le, variant_to_pb};
 use stonegame::service::pb;
 
 use common::case;
@@ -167,36 +167,70 @@ async fn piles_and_piles_le_give_the_same_results() {
         .enumerate()
         .map(|(i, (r, v))| case(i.to_string(), r.clone(), variant_to_pb(*v)))
         .collect();
-    let as_le: Vec<pb::Case> = rows
+    // `piles_le` in the narrowest width (what the client sends), in wider
+    // widths (each row a different one, up to 8), and in 8-byte words with
+    // `piles_le_width` left at 0.
+    let as_narrowest: Vec<pb::Case> = rows
         .iter()
         .enumerate()
         .map(|(i, (r, v))| stonegame::client::solve_case(i.to_string(), r, *v))
         .collect();
-    assert!(as_le.iter().all(|c| c.piles.is_empty()));
-    let (a, b) = (
-        solve_raw(&server, as_piles).await,
-        solve_raw(&server, as_le).await,
-    );
-    assert_eq!(a.len(), rows.len());
-    assert_eq!(b.len(), rows.len());
-    let mut errors = 0;
-    for (i, (x, mut y)) in a.into_iter().zip(b).enumerate() {
-        if let (Some(ex), Some(ey)) = (&x.error, y.error.as_mut()) {
-            errors += 1;
-            // The empty row is reported on `piles` whichever field is empty.
-            if ex.code != pb::CaseErrorCode::EmptyRow as i32 {
-                assert_eq!(ey.field, "piles_le", "case {i}");
-                assert_eq!(
-                    ey.message.strip_prefix("piles_le: "),
-                    ex.message.strip_prefix("piles: ")
-                );
-                ey.field = "piles".into();
-                ey.message = ex.message.clone();
+    let as_wider: Vec<pb::Case> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (r, v))| {
+            let narrowest = LeWidth::narrowest(r).bytes();
+            let width = LeWidth::new(narrowest + i % (9 - narrowest)).unwrap();
+            pb::Case {
+                id: i.to_string(),
+                variant: variant_to_pb(*v) as i32,
+                piles_le: piles_to_le(r, width),
+                piles_le_width: width.to_pb(),
+                ..Default::default()
             }
+        })
+        .collect();
+    let as_full: Vec<pb::Case> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (r, v))| pb::Case {
+            id: i.to_string(),
+            variant: variant_to_pb(*v) as i32,
+            piles_le: piles_to_le(r, LeWidth::FULL),
+            ..Default::default()
+        })
+        .collect();
+    let widths: HashSet<u32> = as_narrowest
+        .iter()
+        .chain(&as_wider)
+        .map(|c| c.piles_le_width)
+        .collect();
+    assert_eq!(widths.len(), 8, "every width is sent: {widths:?}");
+    let want = solve_raw(&server, as_piles).await;
+    assert_eq!(want.len(), rows.len());
+    for le in [as_narrowest, as_wider, as_full] {
+        assert!(le.iter().all(|c| c.piles.is_empty()));
+        let got = solve_raw(&server, le).await;
+        assert_eq!(got.len(), rows.len());
+        let mut errors = 0;
+        for (i, (x, mut y)) in want.iter().zip(got).enumerate() {
+            if let (Some(ex), Some(ey)) = (&x.error, y.error.as_mut()) {
+                errors += 1;
+                // The empty row is reported on `piles` whichever field is empty.
+                if ex.code != pb::CaseErrorCode::EmptyRow as i32 {
+                    assert_eq!(ey.field, "piles_le", "case {i}");
+                    assert_eq!(
+                        ey.message.strip_prefix("piles_le: "),
+                        ex.message.strip_prefix("piles: ")
+                    );
+                    ey.field = "piles".into();
+                    ey.message = ex.message.clone();
+                }
+            }
+            assert_eq!(x, &y, "case {i}: {:?}", rows[i]);
         }
-        assert_eq!(x, y, "case {i}: {:?}", rows[i]);
+        assert_eq!(errors, 8);
     }
-    assert_eq!(errors, 8);
 }
 
 fn moves(ms: &[pb::Move]) -> HashSet<Move> {

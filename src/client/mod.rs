@@ -27,7 +27,7 @@ use crate::core::Variant;
 use crate::core::tables::decode;
 use crate::judge::check::CheckReport;
 use crate::judge::generate::GenSpec;
-use crate::service::convert::{piles_to_le, report_from_pb, variant_to_pb};
+use crate::service::convert::{LeWidth, piles_to_le, report_from_pb, variant_to_pb};
 use crate::service::pb;
 use crate::service::pb::stone_game_client::StoneGameClient;
 use crate::service::tables::unpack;
@@ -118,22 +118,28 @@ fn feed_check(
     Ok(())
 }
 
-/// A Solve case carrying `piles` in `piles_le`.
+/// A Solve case carrying `piles` in `piles_le`, in the narrowest width
+/// that holds them.
 pub fn solve_case(id: impl Into<String>, piles: &[u64], variant: Variant) -> pb::Case {
+    let width = LeWidth::narrowest(piles);
     pb::Case {
         id: id.into(),
         piles: Vec::new(),
         variant: variant_to_pb(variant) as i32,
-        piles_le: piles_to_le(piles),
+        piles_le: piles_to_le(piles, width),
+        piles_le_width: width.to_pb(),
     }
 }
 
-/// Moves a case's row from `piles` to `piles_le`. A case that already uses
-/// `piles_le` (or sets both fields, which the server refuses) is left as it
-/// is.
+/// Moves a case's row from `piles` to `piles_le`, in the narrowest width
+/// that holds it (rows of piles below 2^32 take half the bytes of 8-byte
+/// words). A case that already uses `piles_le` (or sets both fields, which
+/// the server refuses) is left as it is.
 pub fn pack_case(case: &mut pb::Case) {
     if case.piles_le.is_empty() && !case.piles.is_empty() {
-        case.piles_le = piles_to_le(&case.piles);
+        let width = LeWidth::narrowest(&case.piles);
+        case.piles_le = piles_to_le(&case.piles, width);
+        case.piles_le_width = width.to_pb();
         case.piles = Vec::new();
     }
 }

@@ -15,7 +15,7 @@ use crate::core::{RowError, Variant};
 use crate::judge::generate::{Family, GenSpec};
 
 use super::config::Limits;
-use super::convert::{piles_from_le, variant_from_pb};
+use super::convert::{LeWidth, piles_from_le, variant_from_pb};
 use super::pb::{self, CaseErrorCode};
 
 /// Why a whole request is refused.
@@ -48,12 +48,15 @@ pub enum RequestError {
          of the two fields"
     )]
     BothPileFields { len: usize },
-    /// A `piles_le` whose length is not a multiple of 8.
+    /// A `piles_le` whose length is not a multiple of its width.
     #[error(
-        "piles_le: {len} bytes is not a multiple of 8 (each pile is a little-endian \
-         8-byte word)"
+        "piles_le: {len} bytes is not a multiple of {width}, the bytes of each pile's \
+         little-endian word (piles_le_width; 0 means 8)"
     )]
-    PilesLeLength { len: usize },
+    PilesLeLength { len: usize, width: usize },
+    /// A `piles_le_width` above 8.
+    #[error("piles_le_width: {0} is not a width of 1 to 8 bytes (0 means 8)")]
+    PilesLeWidth(u32),
     /// An unknown variant number.
     #[error("variant: {0} is not a known Variant")]
     UnknownVariant(i32),
@@ -113,6 +116,7 @@ impl RequestError {
             | RequestError::Pile(_)
             | RequestError::BothPileFields { .. }
             | RequestError::PilesLeLength { .. }
+            | RequestError::PilesLeWidth(_)
             | RequestError::UnknownVariant(_)
             | RequestError::BadStrength(_)
             | RequestError::VariantChanged { .. }
@@ -178,7 +182,7 @@ pub fn check_batch(req: &pb::SolveRequest, max_cases: usize) -> Result<(), Reque
 pub enum PileField {
     /// `repeated uint64 piles` (varints).
     Piles,
-    /// `bytes piles_le` (little-endian 8-byte words).
+    /// `bytes piles_le` (little-endian words of `piles_le_width` bytes).
     PilesLe,
 }
 
@@ -194,9 +198,11 @@ impl PileField {
 
 /// The number of piles a case carries in either field, before any
 /// validation (for admission control; a case setting both fields counts
-/// both and is refused later).
+/// both, and one with a bad `piles_le_width` counts 8-byte words: both are
+/// refused later).
 pub fn case_pile_count(case: &pb::Case) -> usize {
-    case.piles.len() + case.piles_le.len() / 8
+    let width = LeWidth::from_pb(case.piles_le_width).unwrap_or(LeWidth::FULL);
+    case.piles.len() + case.piles_le.len() / width.bytes()
 }
 
 /// Validates one Solve case: its variant, which field carries the row, and
@@ -228,10 +234,22 @@ pub fn check_case(
         (true, false) => PileField::PilesLe,
         (_, true) => PileField::Piles,
     };
+    let width = match field {
+        PileField::Piles => LeWidth::FULL,
+        PileField::PilesLe => {
+            LeWidth::from_pb(case.piles_le_width).ok_or_else(|| pb::CaseError {
+                code: CaseErrorCode::PilesLeWidth as i32,
+                message: RequestError::PilesLeWidth(case.piles_le_width).to_string(),
+                field: "piles_le_width".into(),
+                pile_index: 0,
+            })?
+        }
+    };
     let bad_length = || pb::CaseError {
         code: CaseErrorCode::PilesLeLength as i32,
         message: RequestError::PilesLeLength {
             len: case.piles_le.len(),
+            width: width.bytes(),
         }
         .to_string(),
         field: field.name().into(),
@@ -245,8 +263,10 @@ pub fn check_case(
     };
     let len = match field {
         PileField::Piles => case.piles.len(),
-        PileField::PilesLe if !case.piles_le.len().is_multiple_of(8) => return Err(bad_length()),
-        PileField::PilesLe => case.piles_le.len() / 8,
+        PileField::PilesLe if !case.piles_le.len().is_multiple_of(width.bytes()) => {
+            return Err(bad_length());
+        }
+        PileField::PilesLe => case.piles_le.len() / width.bytes(),
     };
     if len == 0 {
         return Err(row_err(CaseErrorCode::EmptyRow, RowError::Empty));
@@ -261,7 +281,9 @@ pub fn check_case(
     // Unpacked only once its length is known to fit.
     let piles = match field {
         PileField::Piles => Cow::Borrowed(case.piles.as_slice()),
-        PileField::PilesLe => Cow::Owned(piles_from_le(&case.piles_le).ok_or_else(bad_length)?),
+        PileField::PilesLe => {
+            Cow::Owned(piles_from_le(&case.piles_le, width).ok_or_else(bad_length)?)
+        }
     };
     validate_piles(&piles).map_err(|e| {
         let code = match e {
@@ -321,7 +343,7 @@ mod tests {
             id: "c".into(),
             piles,
             variant,
-            piles_le: Default::default(),
+            ..Default::default()
         }
     }
 
@@ -348,12 +370,91 @@ mod tests {
         );
     }
 
+    /// A case with its row in `piles_le`, in 8-byte words and
+    /// `piles_le_width` left at 0.
     fn case_le(piles: &[u64]) -> pb::Case {
         pb::Case {
             id: "c".into(),
-            piles_le: super::super::convert::piles_to_le(piles),
+            piles_le: super::super::convert::piles_to_le(piles, LeWidth::FULL),
             ..Default::default()
         }
+    }
+
+    /// A case with its row in `piles_le` words of `width` bytes.
+    fn case_le_width(piles: &[u64], width: usize) -> pb::Case {
+        let width = LeWidth::new(width).unwrap();
+        pb::Case {
+            id: "c".into(),
+            piles_le: super::super::convert::piles_to_le(piles, width),
+            piles_le_width: width.to_pb(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn every_width_gives_the_same_row_and_errors_name_the_pile() {
+        for width in 1..=8 {
+            let c = case_le_width(&[3, 1, 9, 4], width);
+            let (v, piles) = check_case(&c, 10).unwrap();
+            assert_eq!(
+                (v, &*piles),
+                (Variant::TwoEnds, &[3, 1, 9, 4][..]),
+                "{width}"
+            );
+            let e = check_case(&case_le_width(&[1, 2, 0], width), 10).unwrap_err();
+            assert_eq!(e.code, CaseErrorCode::ZeroPile as i32);
+            assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 3));
+            let e = check_case(&case_le_width(&[1; 11], width), 10).unwrap_err();
+            assert_eq!(e.code, CaseErrorCode::TooManyPiles as i32);
+            assert!(e.message.contains("11 piles"), "{}", e.message);
+            assert_eq!(case_pile_count(&case_le_width(&[1; 11], width)), 11);
+        }
+        // The largest pile of 4-byte words, and one of 8-byte words beyond
+        // the limit of 2^63 - 1.
+        let c = case_le_width(&[u32::MAX.into(), 1], 4);
+        let (_, piles) = check_case(&c, 10).unwrap();
+        assert_eq!(&*piles, &[u64::from(u32::MAX), 1][..]);
+        let e = check_case(&case_le_width(&[1, 1 << 63], 8), 10).unwrap_err();
+        assert_eq!(e.code, CaseErrorCode::PileTooLarge as i32);
+        assert_eq!((e.field.as_str(), e.pile_index), ("piles_le", 2));
+    }
+
+    #[test]
+    fn bad_widths_and_lengths_that_do_not_fit_the_width_are_case_errors() {
+        for bad in [9, 16, u32::MAX] {
+            let mut c = case_le_width(&[1, 2], 4);
+            c.piles_le_width = bad;
+            let e = check_case(&c, 10).unwrap_err();
+            assert_eq!(e.code, CaseErrorCode::PilesLeWidth as i32);
+            assert_eq!((e.field.as_str(), e.pile_index), ("piles_le_width", 0));
+            assert_eq!(
+                e.message,
+                format!("piles_le_width: {bad} is not a width of 1 to 8 bytes (0 means 8)")
+            );
+        }
+        // 8 bytes of 3-byte words; 9 bytes of the default 8-byte words.
+        let mut c = case_le_width(&[1, 2], 4);
+        c.piles_le_width = 3;
+        let e = check_case(&c, 10).unwrap_err();
+        assert_eq!(
+            (e.code, e.field.as_str()),
+            (CaseErrorCode::PilesLeLength as i32, "piles_le")
+        );
+        assert!(
+            e.message
+                .starts_with("piles_le: 8 bytes is not a multiple of 3,"),
+            "{}",
+            e.message
+        );
+        let c = case_le_width(&[1, 2, 3], 3);
+        let mut c8 = c.clone();
+        c8.piles_le_width = 0;
+        let e = check_case(&c8, 10).unwrap_err();
+        assert_eq!(e.code, CaseErrorCode::PilesLeLength as i32);
+        // A width with the row in `piles` is ignored.
+        let mut c = case(vec![3, 1, 9, 4], 0);
+        c.piles_le_width = 99;
+        assert!(check_case(&c, 10).is_ok());
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub fn case(id: impl Into<String>, piles: Vec<u64>, variant: pb::Variant) -> pb:
         id: id.into(),
         piles,
         variant: variant as i32,
-        piles_le: Default::default(),
+        ..Default::default()
     }
 }
 
