@@ -119,11 +119,19 @@ def main():
             for k in range(start, min(start + 40, len(rows)))
         ]
         batches.append(pb.SolveRequest(cases=cases))
-    # The same rows again as piles_le: little-endian 8-byte words.
-    packed = [
-        pb.Case(id="le%d" % k, piles_le=struct.pack("<%dQ" % len(row), *row))
-        for k, row in enumerate(rows)
-    ]
+    # The same rows again as piles_le: little-endian 8-byte words (width
+    # left at 0) for even k, 4-byte words (piles_le_width = 4) for odd k.
+    def pack_le(k, row):
+        if k % 2 == 1 and max(row) < 2**32:
+            data = struct.pack("<%dI" % len(row), *row)
+            return pb.Case(id="le%d" % k, piles_le=data, piles_le_width=4)
+        return pb.Case(id="le%d" % k, piles_le=struct.pack("<%dQ" % len(row), *row))
+
+    packed = [pack_le(k, row) for k, row in enumerate(rows)]
+    check(
+        sum(c.piles_le_width == 4 for c in packed) >= len(rows) // 3,
+        "a third of the piles_le rows go as 4-byte words",
+    )
     for start in range(0, len(packed), 40):
         batches.append(pb.SolveRequest(cases=packed[start : start + 40]))
     le_batches = len(batches) - (len(rows) + 39) // 40
@@ -136,6 +144,8 @@ def main():
                 pb.Case(id="both", piles=[1, 2], piles_le=struct.pack("<2Q", 1, 2)),
                 pb.Case(id="odd", piles_le=b"\x01" * 13),
                 pb.Case(id="le-zero", piles_le=struct.pack("<3Q", 1, 0, 1)),
+                pb.Case(id="wide", piles_le=struct.pack("<2Q", 1, 2), piles_le_width=9),
+                pb.Case(id="u16", piles_le=struct.pack("<4H", 3, 1, 9, 4), piles_le_width=2),
             ]
         )
     )
@@ -167,7 +177,8 @@ def main():
     check(losses >= 90, "planted losses: %d" % losses)
     last = responses[-1].results
     check(
-        [r.id for r in last] == ["good", "bad", "good2", "both", "odd", "le-zero"],
+        [r.id for r in last]
+        == ["good", "bad", "good2", "both", "odd", "le-zero", "wide", "u16"],
         "ids of the mixed batch",
     )
     check(not last[0].first_player_wins and last[2].first_player_wins, "neighbours")
@@ -182,6 +193,9 @@ def main():
         last[5].error.pile_index == 2 and last[5].error.field == "piles_le",
         "piles_le error place",
     )
+    check(last[6].error.code == pb.CASE_ERROR_CODE_PILES_LE_WIDTH, "width 9")
+    check(last[6].error.field == "piles_le_width", "width error place")
+    check(not last[7].HasField("error") and not last[7].first_player_wins, "3 1 9 4 as u16")
 
     # SuggestMove.
     r = stub.SuggestMove(pb.SuggestMoveRequest(piles=[3, 1, 9, 4]), timeout=30)
