@@ -2,8 +2,9 @@
 //!
 //! * `solve_n1000`: 32 and 128 cases of n = 1000 (half planted losses)
 //!   through Solve over loopback (`Client::solve`: batches of 32 cases,
-//!   256 KiB of `piles_le` each, on one stream, all in flight at once) beside the
-//!   in-process `stonegame::core::solve_batch` on the same cases;
+//!   96 KiB of `piles_le` each — 3-byte words, as the piles are at most
+//!   10^6 — on one stream, all in flight at once) beside the in-process
+//!   `stonegame::core::solve_batch` on the same cases;
 //! * `suggest_32_clients`: SuggestMove on rows of n = 100 from 32 concurrent
 //!   connections, beside the same server's grpc.health.v1 Check (the floor).
 //!   Criterion's throughput is the QPS; `stonegame client loadtest` prints
@@ -18,7 +19,10 @@
 //! pair (alternating which goes first), so a change in the machine's load
 //! hits both, and prints the median over the pairs of in-process time ÷
 //! gRPC time — gRPC throughput as a fraction of in-process — with its
-//! quartiles. Every gRPC answer is checked against `solve_batch`'s.
+//! quartiles. Every gRPC answer is checked against `solve_batch`'s. It
+//! also prints how busy the cores were on each side (process CPU time ÷
+//! wall time ÷ cores) and the ratio of the two sides' CPU time, which tell
+//! idle time (latency) from extra work (transport) in the gap.
 
 use std::time::{Duration, Instant};
 

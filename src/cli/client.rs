@@ -186,7 +186,8 @@ fn parse_piles(texts: &[String]) -> Result<Vec<u64>, String> {
         .collect()
 }
 
-/// At most this many piles go into one request (4 MiB of `piles_le`).
+/// At most this many piles go into one request (at most 4 MiB of
+/// `piles_le`, in 8-byte words).
 const BATCH_PILES: usize = 1 << 19;
 
 /// Why a remote solve stopped.

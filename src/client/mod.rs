@@ -3,9 +3,11 @@
 //! * [`Client::solve_stream`] opens one Solve stream fed by a stream of
 //!   batches; the server answers batch by batch, in order, with several in
 //!   flight. [`Client::solve`] does the batching for a list of cases and
-//!   sends every row as `Case.piles_le` (little-endian 8-byte words: much
-//!   cheaper to encode and decode than varints); [`solve_case`] builds such
-//!   a case and [`pack_case`] converts one.
+//!   sends every row as `Case.piles_le` (little-endian words of the fewest
+//!   bytes that hold the row's largest pile, named in `piles_le_width`:
+//!   much cheaper to encode and decode than varints, and 4 bytes a pile or
+//!   less for the original problem's piles); [`solve_case`] builds such a
+//!   case and [`pack_case`] converts one.
 //! * [`Client::suggest`] wraps SuggestMove, [`Client::tables`] collects and
 //!   unpacks GetTables, [`Client::health`] asks grpc.health.v1.
 //! * [`Client::check`] streams a test input and an answer to Check,
