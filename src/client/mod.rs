@@ -120,16 +120,23 @@ fn feed_check(
     Ok(())
 }
 
+/// `piles` as the client sends them: `Case.piles_le` in the narrowest width
+/// that holds the largest pile, and the `Case.piles_le_width` naming it.
+fn packed(piles: &[u64]) -> (prost::bytes::Bytes, u32) {
+    let width = LeWidth::narrowest(piles);
+    (piles_to_le(piles, width), width.to_pb())
+}
+
 /// A Solve case carrying `piles` in `piles_le`, in the narrowest width
 /// that holds them.
 pub fn solve_case(id: impl Into<String>, piles: &[u64], variant: Variant) -> pb::Case {
-    let width = LeWidth::narrowest(piles);
+    let (piles_le, piles_le_width) = packed(piles);
     pb::Case {
         id: id.into(),
         piles: Vec::new(),
         variant: variant_to_pb(variant) as i32,
-        piles_le: piles_to_le(piles, width),
-        piles_le_width: width.to_pb(),
+        piles_le,
+        piles_le_width,
     }
 }
 
@@ -139,9 +146,7 @@ pub fn solve_case(id: impl Into<String>, piles: &[u64], variant: Variant) -> pb:
 /// the server refuses) is left as it is.
 pub fn pack_case(case: &mut pb::Case) {
     if case.piles_le.is_empty() && !case.piles.is_empty() {
-        let width = LeWidth::narrowest(&case.piles);
-        case.piles_le = piles_to_le(&case.piles, width);
-        case.piles_le_width = width.to_pb();
+        (case.piles_le, case.piles_le_width) = packed(&case.piles);
         case.piles = Vec::new();
     }
 }

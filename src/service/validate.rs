@@ -446,10 +446,9 @@ mod tests {
             "{}",
             e.message
         );
-        let c = case_le_width(&[1, 2, 3], 3);
-        let mut c8 = c.clone();
-        c8.piles_le_width = 0;
-        let e = check_case(&c8, 10).unwrap_err();
+        let mut c = case_le_width(&[1, 2, 3], 3);
+        c.piles_le_width = 0;
+        let e = check_case(&c, 10).unwrap_err();
         assert_eq!(e.code, CaseErrorCode::PilesLeLength as i32);
         // A width with the row in `piles` is ignored.
         let mut c = case(vec![3, 1, 9, 4], 0);
