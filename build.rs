@@ -4,11 +4,14 @@
 //! reflection. `Case.piles_le` is a `bytes::Bytes`, so decoding it takes a
 //! slice of the received buffer instead of copying it.
 
-use std::path::PathBuf;
+#[cfg(not(feature = "proto"))]
+fn main() {}
 
-use protox::prost::Message;
-
+#[cfg(feature = "proto")]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    use protox::prost::Message;
+    use std::path::PathBuf;
+
     let proto = "proto/stonegame/v1/stonegame.proto";
     println!("cargo:rerun-if-changed={proto}");
     let fds = protox::compile([proto], ["proto"])?;

@@ -4,9 +4,12 @@
 //! * [`core`] — the game itself: pure Rust, no I/O, no async;
 //! * [`ojformat`] — the online-judge input format, streamed, with positions.
 
+#[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "client")]
 pub mod client;
 pub mod core;
 pub mod judge;
 pub mod ojformat;
+#[cfg(feature = "service")]
 pub mod service;

@@ -107,40 +107,53 @@ pub fn solve_stream(
 }
 
 /// A progress bar on stderr that appears only on a terminal and only after a
-/// second of work.
+/// second of work; until then nothing is built (a short run pays nothing).
 struct Progress {
-    bar: ProgressBar,
+    total: u64,
+    done: std::cell::Cell<u64>,
     started: Instant,
-    shown: std::cell::Cell<bool>,
+    /// `Some` once the second has passed: the bar on a terminal, else `None`.
+    bar: std::cell::OnceCell<Option<ProgressBar>>,
 }
 
 impl Progress {
     fn new(total: u64) -> Self {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        Progress {
+            total,
+            done: std::cell::Cell::new(0),
+            started: Instant::now(),
+            bar: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn advance(&self, cases: u64) {
+        self.done.set(self.done.get() + cases);
+        if self.bar.get().is_none() && self.started.elapsed() > Duration::from_secs(1) {
+            let _ = self.bar.set(self.terminal_bar());
+        }
+        if let Some(Some(bar)) = self.bar.get() {
+            bar.set_position(self.done.get());
+        }
+    }
+
+    /// The bar, if stderr is a terminal.
+    fn terminal_bar(&self) -> Option<ProgressBar> {
+        use std::io::IsTerminal;
+        if !io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = ProgressBar::with_draw_target(Some(self.total), ProgressDrawTarget::stderr());
         if let Ok(style) =
             ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} cases ({eta})")
         {
             bar.set_style(style.progress_chars("=> "));
         }
-        Progress {
-            bar,
-            started: Instant::now(),
-            shown: std::cell::Cell::new(false),
-        }
-    }
-
-    fn advance(&self, cases: u64) {
-        self.bar.inc(cases);
-        if !self.shown.get() && self.started.elapsed() > Duration::from_secs(1) {
-            use std::io::IsTerminal;
-            if io::stderr().is_terminal() {
-                self.bar.set_draw_target(ProgressDrawTarget::stderr());
-            }
-            self.shown.set(true);
-        }
+        Some(bar)
     }
 
     fn finish(&self) {
-        self.bar.finish_and_clear();
+        if let Some(Some(bar)) = self.bar.get() {
+            bar.finish_and_clear();
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Groups rows into bounded batches for [`solve_batch`], so that many small
-//! cases are solved in parallel while memory stays bounded.
+//! cases are solved in parallel while memory stays bounded; a batch of
+//! little work is solved on the calling thread.
 
-use super::{RowError, Variant, solve_batch};
+use super::{RowError, Variant, first_player_wins, solve_batch};
 
 /// A batch is solved once it holds this much work (n² / 2 cell updates)…
 const BATCH_CELLS: u128 = 1 << 28;
@@ -9,6 +10,10 @@ const BATCH_CELLS: u128 = 1 << 28;
 const BATCH_PILES: usize = 1 << 21;
 /// …or this many cases.
 const BATCH_CASES: usize = 4096;
+/// A batch of less work than this is solved on the calling thread: it takes
+/// less time than waking the pool (and, in a short-lived process, less than
+/// starting it: see docs/benchmarks.md, "Start-up").
+const INLINE_CELLS: u128 = 1 << 16;
 
 /// Rows waiting to be solved.
 #[derive(Debug, Default)]
@@ -45,7 +50,14 @@ impl Batch {
     /// Solves every waiting row (in parallel) and empties the batch. The
     /// verdicts are in push order: `true` when the first player wins.
     pub fn solve(&mut self, variant: Variant) -> Result<Vec<bool>, RowError> {
-        let verdicts = solve_batch(&self.rows, variant).into_iter().collect();
+        let verdicts = if self.cells < INLINE_CELLS {
+            self.rows
+                .iter()
+                .map(|row| first_player_wins(row, variant))
+                .collect()
+        } else {
+            solve_batch(&self.rows, variant).into_iter().collect()
+        };
         self.rows.clear();
         (self.cells, self.piles) = (0, 0);
         verdicts

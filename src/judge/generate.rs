@@ -79,7 +79,8 @@ use crate::core::{MAX_PILE, MAX_PILES, RowError, Variant, leftmost};
 use crate::core::batch::Batch;
 
 /// A family of test rows (also the values of `stonegame gen --family`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Family {
     /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
     Random,
