@@ -277,7 +277,10 @@ fn seed004_port_answers_42_of_583_small_rows_wrongly() {
         .filter(|r| seed004(r, false) != truth.wins(r))
         .count();
     assert_eq!(wrong, 42);
-    assert!(seed004(&[1, 1, 2, 2], false), "docs/game.md's example: 004 says 1");
+    assert!(
+        seed004(&[1, 1, 2, 2], false),
+        "game.md's example: 004 says 1"
+    );
     assert!(!truth.wins(&[1, 1, 2, 2]));
     let mix_up_only = rows
         .iter()
