@@ -1,7 +1,7 @@
 //! Criterion benchmarks of the verdict kernels, with the O(n²)-memory table
-//! DP (the algorithm of the seeds' C++ peer, here in Rust) beside them, and
-//! whole-process `stonegame solve` beside the C++ peer itself when g++ is
-//! there. Throughput is in cell updates (intervals `[i, j]`) per second.
+//! DP (the algorithm of the C++ peer, here in Rust) beside them, and
+//! whole-process `stonegame solve` beside the C++ peer itself
+//! (`bench/peer.cpp`) when g++ is there. Throughput is in cell updates (intervals `[i, j]`) per second.
 //!
 //! `cargo bench --bench kernel` (add `-- --quick` for a fast pass).
 
@@ -65,12 +65,12 @@ fn kernels(c: &mut Criterion) {
     g.finish();
 }
 
-/// Whole process on the same file: ours vs the seeds' C++ (g++ -O2).
+/// Whole process on the same file: ours vs the C++ peer (g++ -O2).
 fn whole_process(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("stonegame-criterion-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let peer_src = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bench/seed_peer.cpp");
-    let peer_bin = dir.join("seed_peer");
+    let peer_src = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/peer.cpp");
+    let peer_bin = dir.join("peer");
     let have_peer = std::path::Path::new(peer_src).exists()
         && Command::new("g++")
             .args(["-O2", "-o"])

@@ -6,11 +6,11 @@
 //!
 //! The wrong solutions:
 //!
-//! * (a) seed 004's C++ as written (SPEC "A known wrong solution"): it reads
-//!   `l = right[j+1][j+i], r = right[j+1][j+i]` (then swaps) where it should
-//!   read `left` and `right`, and its `if` chain has no branch for
-//!   `x == l && x > r`, so that cell keeps its 0; and the same program with
-//!   only the `left`/`right` mix-up (the missing branch fixed);
+//! * (a) seed 004's C++ as written (docs/game.md, "A known wrong
+//!   solution"): it reads `l = right[j+1][j+i], r = right[j+1][j+i]` (then
+//!   swaps) where it should read `left` and `right`, and its `if` chain has
+//!   no branch for `x == l && x > r`, so that cell keeps its 0; and the same
+//!   program with only the `left`/`right` mix-up (the missing branch fixed);
 //! * (b) the right recurrence on 32-bit words: piles read into `int32` /
 //!   `uint32` (wrapping modulo 2^32, as glibc's `scanf("%d")` does for
 //!   values below 2^63), `X + 1` / `X − 1` wrapping;
@@ -137,7 +137,7 @@ impl Word for u32 {
     }
 }
 
-/// SPEC's `left` step; `confused` writes `X < L` for `X ≤ L` and `X > L`
+/// The `left` step of docs/game.md §1; `confused` writes `X < L` for `X ≤ L` and `X > L`
 /// for `X ≥ L`. `right`'s step is the same with L and R swapped.
 fn left_step<W: Word>(l: W, r: W, x: W, confused: bool) -> W {
     let (ge, le) = if confused {
@@ -267,7 +267,7 @@ fn hack(seed: u64, max_a: u64) -> GenSpec {
 }
 
 #[test]
-fn seed004_port_answers_42_of_583_small_rows_wrongly_as_spec_says() {
+fn seed004_port_answers_42_of_583_small_rows_wrongly() {
     let mut truth = Exhaustive::new(Variant::TwoEnds);
     let mut rows = all_rows(4, 4);
     rows.extend(all_rows(5, 3).into_iter().filter(|r| r.len() == 5));
@@ -277,14 +277,18 @@ fn seed004_port_answers_42_of_583_small_rows_wrongly_as_spec_says() {
         .filter(|r| seed004(r, false) != truth.wins(r))
         .count();
     assert_eq!(wrong, 42);
-    assert!(seed004(&[1, 1, 2, 2], false), "SPEC's example: 004 says 1");
+    assert!(
+        seed004(&[1, 1, 2, 2], false),
+        "game.md's example: 004 says 1"
+    );
     assert!(!truth.wins(&[1, 1, 2, 2]));
     let mix_up_only = rows
         .iter()
         .filter(|r| seed004(r, true) != truth.wins(r))
         .count();
-    // Both of 004's bugs bite on their own: SPEC's example comes from the
-    // missing `x == l && x > r` branch, not from the left/right mix-up.
+    // Both of 004's bugs bite on their own: docs/game.md's example comes
+    // from the missing `x == l && x > r` branch, not from the left/right
+    // mix-up.
     assert!(0 < mix_up_only && mix_up_only < 42, "{mix_up_only}");
     assert!(!seed004(&[1, 1, 2, 2], true));
 }

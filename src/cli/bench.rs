@@ -1,13 +1,14 @@
-//! `stonegame bench`: the benchmark table of the README.
+//! `stonegame bench`: the benchmark tables of `docs/benchmarks.md`.
 //!
 //! 1. Verdict-kernel throughput in cell updates per second (one cell = one
 //!    interval `[i, j]`, both its `left` and `right` entries) for rows of
 //!    n = 1,000 / 20,000 / 200,000 random piles up to 10^9, per instruction
 //!    set and on one core or all cores.
-//! 2. Whole-process time of `stonegame solve` beside the seeds' C++ peer
-//!    (`shared/bench/seed_peer.cpp`, built with `g++ -O2`) on the same input
-//!    files, the two alternating in one run; the ratio is peer time / ours.
-//!    Peak resident memory of each process comes from `wait4`.
+//! 2. Whole-process time of `stonegame solve` beside the C++ peer, the
+//!    classic O(n²)-memory DP (`bench/peer.cpp`, built with `g++ -O2`), on
+//!    the same input files, the two alternating in one run; the ratio is
+//!    peer time / ours. Peak resident memory of each process comes from
+//!    `wait4`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,11 +24,14 @@ use crate::core::verdict::{KernelKind, end_values_with};
 
 use super::fail;
 
+/// The repository's C++ peer, found from any working directory.
+pub const DEFAULT_PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/peer.cpp");
+
 /// Arguments of `stonegame bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
     /// The C++ peer's source (built with `g++ -O2`); skipped when missing.
-    #[arg(long, default_value = "../shared/bench/seed_peer.cpp")]
+    #[arg(long, default_value = DEFAULT_PEER)]
     pub peer: PathBuf,
     /// Runs of each whole-process measurement (median reported).
     #[arg(long, default_value_t = 5)]
@@ -173,7 +177,7 @@ fn process_table(args: &BenchArgs) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
     let me = me.to_string_lossy().into_owned();
-    let peer_bin = dir.join("seed_peer");
+    let peer_bin = dir.join("peer");
     let peer = if args.peer.exists() {
         let ok = Command::new("g++")
             .args(["-O2", "-o"])

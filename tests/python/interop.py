@@ -6,7 +6,7 @@ Generates the Python stubs from our .proto with grpcio-tools into OUT_DIR,
 then against 127.0.0.1:PORT: runs Solve (several batches on one stream, the
 same rows as `piles` and as `piles_le`, invalid cases among valid ones) and
 SuggestMove and checks the answers against an independent O(n^2)
-implementation of SPEC §1 written here; checks
+implementation of docs/game.md §1 written here; checks
 grpc.health.v1 (grpcio-health-checking); lists stonegame.v1.StoneGame
 through server reflection (grpcio-reflection) and fetches its file.
 Exits non-zero with a message on the first failure.
@@ -18,7 +18,7 @@ import sys
 
 
 def spec_tables(a):
-    """left[i][j], right[i][j] (0-based) by SPEC §1's recurrence."""
+    """left[i][j], right[i][j] (0-based) by the recurrence of docs/game.md §1."""
     n = len(a)
     left = [[0] * n for _ in range(n)]
     right = [[0] * n for _ in range(n)]
@@ -101,7 +101,7 @@ def main():
     stub = pb_grpc.StoneGameStub(channel)
     side_names = {pb.SIDE_LEFT: "left", pb.SIDE_RIGHT: "right"}
 
-    # Solve: known answers, random rows against the SPEC DP, planted losses.
+    # Solve: known answers, random rows against the O(n^2) DP, planted losses.
     rng = random.Random(5)
     rows = [[3, 1, 9, 4], [1, 1, 2, 2], [5, 3], [7]]
     for _ in range(300):
