@@ -10,3 +10,4 @@ pub mod core;
 pub mod judge;
 pub mod ojformat;
 pub mod service;
+pub mod wire;
