@@ -426,17 +426,13 @@ impl<T> Stream for GuardedStream<T> {
     }
 }
 
-/// The client's deadline from the `grpc-timeout` header, if any. tonic
-/// applies it to a handler's future (dropping it at the deadline), which
-/// covers unary and client-streaming RPCs; the bodies of server-streaming
-/// ones need it here (tonic's parser is not public).
-pub fn grpc_timeout(metadata: &MetadataMap) -> Option<Duration> {
-    parse_grpc_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)
-}
-
-/// The instant the client's deadline passes, if it set one.
+/// The instant the client's deadline (its `grpc-timeout` header) passes,
+/// if it set one. tonic applies that header to a handler's future, dropping
+/// it at the deadline, which covers unary and client-streaming RPCs; the
+/// bodies of server-streaming ones need it here (tonic's parser is private).
 pub fn deadline(metadata: &MetadataMap) -> Option<Instant> {
-    grpc_timeout(metadata).and_then(|d| Instant::now().checked_add(d))
+    let timeout = parse_grpc_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)?;
+    Instant::now().checked_add(timeout)
 }
 
 /// Parses a `grpc-timeout` value: up to 8 digits and a unit (H M S m u n).

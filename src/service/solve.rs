@@ -26,7 +26,7 @@ use tracing::Instrument;
 
 use crate::core::moves::analyze_cancellable;
 
-use super::limits::{BatchInFlight, CancelFlag, grpc_timeout};
+use super::limits::{BatchInFlight, CancelFlag, deadline};
 use super::pb;
 use super::state::{BoxStream, State};
 use super::validate::{CaseShape, check_batch};
@@ -37,7 +37,7 @@ pub fn solve(
     request: Request<Streaming<pb::SolveRequest>>,
 ) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
     let permit = state.rpcs.admit(&state.metrics)?;
-    let deadline = grpc_timeout(request.metadata()).map(|d| tokio::time::Instant::now() + d);
+    let deadline = deadline(request.metadata()).map(tokio::time::Instant::from_std);
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream.get());
     let span = tracing::info_span!(

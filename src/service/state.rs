@@ -198,8 +198,8 @@ impl<'a> Admitted<'a> {
             }
             match self.state.try_admit(cells, piles) {
                 Ok(reservations) => return Ok(reservations),
-                Err(AdmissionError::Busy { retry_after_ms, .. }) => {
-                    std::thread::sleep(pause.min(Duration::from_millis(retry_after_ms)));
+                Err(AdmissionError::Busy { .. }) => {
+                    std::thread::sleep(pause);
                     pause = (pause * 2).min(MAX_PAUSE);
                 }
                 Err(e @ AdmissionError::TooLarge { .. }) => return Err(self.state.refused(e)),
