@@ -412,6 +412,8 @@ async fn check_and_generate_stop_when_the_client_goes_away() {
         .await;
         call.abort();
         drop(tx);
+        // The checker's job holds the slot until it returns: released, it
+        // stopped waiting for the rest of the input.
         common::eventually_async("the check's slot is released", || {
             let mut other = other.clone();
             async move {

@@ -31,7 +31,7 @@ use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OwnedSemaphorePermit};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::core::Variant;
@@ -297,13 +297,13 @@ pub async fn check(
     state: &Arc<State>,
     request: Request<Streaming<pb::CheckRequest>>,
 ) -> Result<Response<pb::CheckResponse>, Status> {
-    let _permit = state.rpcs.admit(&state.metrics)?;
+    let permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
     // tonic drops this future when the client goes away or its deadline
     // passes: the guard then stops the batch being solved.
     let cancel = CancelFlag::new();
     let _guard = cancel.guard();
-    let report = run(state, request.into_inner(), cancel).await?;
+    let report = run(state, request.into_inner(), cancel, permit).await?;
     let span = tracing::Span::current();
     span.record("verdict", report.verdict.testlib_name());
     span.record("cases", report.cases);
@@ -320,6 +320,7 @@ async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::CheckRequest>,
     cancel: CancelFlag,
+    permit: OwnedSemaphorePermit,
 ) -> Result<CheckReport, Status> {
     let first = inbound.message().await?;
     let variant =
@@ -329,7 +330,10 @@ async fn run(
         Pipes::new(state.limits.max_check_bytes.get(), state.cancel_all.clone());
     let job_state = Arc::clone(state);
     let finished = FinishOnDrop(Arc::clone(&pipes.shared));
+    // The job holds the RPC's slot until it really ends, even after the
+    // client went away.
     let mut job = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let _finished = finished;
         let cancel = Cancellation::new(cancel, job_state.cancel_all.clone(), None);
         let mut solver = Admitted::new(&job_state, cancel, "the check");

@@ -497,4 +497,21 @@ mod tests {
         let e = check_case(&c, 10).unwrap_err();
         assert_eq!(e.code, CaseErrorCode::PilesLeLength as i32);
     }
+
+    #[test]
+    fn shapes_price_what_will_be_solved() {
+        // Two-ends n(n-1)/2, leftmost n.
+        assert_eq!(CaseShape::of(&case(vec![1; 10], 0)).cells(100), 45);
+        assert_eq!(CaseShape::of(&case(vec![1; 10], 2)).cells(100), 10);
+        // Answered with an error: no cells, but its piles are held.
+        let unknown = CaseShape::of(&case(vec![1; 10], 7));
+        assert_eq!((unknown.cells(100), unknown.held_piles()), (0, 10));
+        let mut both = case_le(&[1; 4]);
+        both.piles = vec![1; 6];
+        let both = CaseShape::of(&both);
+        assert_eq!((both.cells(100), both.held_piles()), (0, 10));
+        let long = CaseShape::of(&case(vec![1; 101], 0));
+        assert_eq!((long.cells(100), long.held_piles()), (0, 101));
+        assert_eq!(CaseShape::of(&case(vec![], 0)).cells(100), 0);
+    }
 }
