@@ -76,7 +76,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::core::planted::plant_loss;
 use crate::core::{MAX_PILE, MAX_PILES, RowError, Variant, leftmost};
 
-use crate::core::batch::Batch;
+use super::{OnPool, Pending, SolveBatch};
 
 /// A family of test rows (also the values of `stonegame gen --family`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -213,6 +213,9 @@ pub enum GenError {
     Answers(#[source] io::Error),
     #[error("internal error: a generated row is invalid: {0}")]
     InvalidRow(#[from] RowError),
+    /// The [`SolveBatch`] stopped short (cancelled, refused); its error.
+    #[error("solving stopped: {0}")]
+    Solver(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Number of rows of 1 ..= max_n piles of 1 ..= max_a stones, if it fits.
@@ -590,17 +593,18 @@ pub fn generate(
     input: &mut dyn Write,
     answers: Option<&mut dyn Write>,
 ) -> Result<GenSummary, GenError> {
-    generate_in(spec, input, answers, None)
+    generate_with(spec, input, answers, &mut OnPool(None))
 }
 
-/// [`generate`], solving the expected answers on `pool` (`None`: the
-/// current or global rayon pool). A service calls it from a thread that may
-/// block on a slow client while the CPU work stays on its worker pool.
-pub fn generate_in(
+/// [`generate`], solving the expected answers with `solver`; if it stops
+/// short, [`GenError::Solver`] holds its error. A service calls it from a
+/// thread that may block on a slow client, with a solver that admits each
+/// batch and stops when the client goes away.
+pub fn generate_with<S: SolveBatch>(
     spec: &GenSpec,
     input: &mut dyn Write,
     mut answers: Option<&mut dyn Write>,
-    pool: Option<&rayon::ThreadPool>,
+    solver: &mut S,
 ) -> Result<GenSummary, GenError> {
     let rows = Rows::new(spec)?;
     let mut summary = GenSummary {
@@ -609,7 +613,7 @@ pub fn generate_in(
         losses: answers.as_ref().map(|_| 0),
     };
     writeln!(input, "{}", rows.total()).map_err(GenError::Input)?;
-    let mut batch = Batch::default();
+    let mut batch = Pending::default();
     let mut line = String::new();
     let total = rows.total();
     for (i, row) in rows.enumerate() {
@@ -621,10 +625,9 @@ pub fn generate_in(
         if let Some(out) = answers.as_deref_mut() {
             batch.push(row);
             if batch.is_full() || i as u64 + 1 == total {
-                let verdicts = match pool {
-                    Some(pool) => pool.install(|| batch.solve(spec.variant)),
-                    None => batch.solve(spec.variant),
-                };
+                let verdicts = batch
+                    .solve(solver, spec.variant)
+                    .map_err(|e| GenError::Solver(Box::new(e)))?;
                 for wins in verdicts? {
                     if !wins {
                         summary.losses = summary.losses.map(|l| l + 1);

@@ -17,10 +17,10 @@ use tonic::{Request, Response, Status};
 use crate::core::moves::analyze_cancellable;
 use crate::core::{Analysis, Move, Side, Variant};
 
+use super::convert::SuggestMove;
 use super::limits::{CancelFlag, cells_of};
 use super::pb;
-use super::server::State;
-use super::validate::check_suggest;
+use super::state::State;
 
 /// Answers one SuggestMove request.
 pub async fn suggest_move(
@@ -29,8 +29,8 @@ pub async fn suggest_move(
 ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
     let _permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
-    let req = request.into_inner();
-    let (variant, strength) = check_suggest(&req, state.limits.max_piles)?;
+    let req = SuggestMove::try_from((request.into_inner(), &state.limits))?;
+    let (variant, strength) = (req.variant, req.strength);
     let n = req.piles.len();
     let cells = cells_of(n, variant == Variant::TwoEnds);
     let reservation = state.admit_work(cells, n as u64)?;

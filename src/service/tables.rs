@@ -13,10 +13,10 @@ use tonic::{Request, Response, Status};
 
 use crate::core::tables::Tables;
 
+use super::convert::TablesRequest;
 use super::limits::cells_of;
 use super::pb;
-use super::server::{BoxStream, State};
-use super::validate::check_tables;
+use super::state::{BoxStream, State};
 
 /// Builds the tables on the pool, then streams them.
 pub async fn get_tables(
@@ -25,14 +25,8 @@ pub async fn get_tables(
 ) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
     let _permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
-    let req = request.into_inner();
-    check_tables(&req, state.limits.max_table_piles)?;
-    let n = req.piles.len();
-    let max_rows = state.limits.max_chunk_rows;
-    let chunk_rows = match req.chunk_rows {
-        0 => max_rows,
-        r => r.min(max_rows),
-    } as usize;
+    let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;
+    let (n, chunk_rows) = (req.piles.len(), req.chunk_rows);
     let reservation = state.admit_work(cells_of(n, true), n as u64)?;
     let chunks = state
         .run_cpu(move || {
@@ -60,7 +54,8 @@ pub async fn get_tables(
 
 /// Rows `first .. end` of the tables as one chunk: entries (i, j) for
 /// j = i .. n−1, rows in order, codes packed four per byte, the first entry
-/// in the lowest two bits.
+/// in the lowest two bits ([`unpack_code`](crate::wire::unpack_code) reads
+/// them).
 pub fn pack_rows(tables: &Tables, first: usize, end: usize) -> pb::TablesChunk {
     let n = tables.len();
     let entries: usize = (first..end).map(|i| n - i).sum();
@@ -85,14 +80,10 @@ pub fn pack_rows(tables: &Tables, first: usize, end: usize) -> pb::TablesChunk {
     }
 }
 
-/// The code of entry `k` of a packed chunk.
-pub fn unpack(codes: &[u8], k: usize) -> Option<u8> {
-    codes.get(k / 4).map(|b| (b >> (2 * (k % 4))) & 3)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::unpack_code as unpack;
 
     #[test]
     fn packing_round_trips() {
