@@ -28,6 +28,7 @@ pub mod config;
 pub mod convert;
 pub mod generate;
 pub mod limits;
+pub mod metrics;
 pub mod server;
 pub mod solve;
 pub mod state;
@@ -41,5 +42,5 @@ pub mod validate;
 pub use crate::wire::pb;
 
 pub use config::{Config, ConfigError, Limits, LogFormat};
-pub use limits::Metrics;
+pub use metrics::Metrics;
 pub use server::{RunningServer, StoneGameService, serve, start};

@@ -24,10 +24,13 @@ use crate::core::verdict::first_player_wins_cancellable;
 use crate::core::{MAX_PILES, RowError, Variant, validate_row};
 use crate::judge::SolveBatch;
 
+use tokio::sync::OwnedSemaphorePermit;
+
 use super::config::{Config, Limits};
 use super::limits::{
-    AdmissionError, Budget, CancelFlag, Cancellation, Metrics, Reservation, RpcLimiter, cells_of,
+    AdmissionError, Budget, CancelFlag, Cancellation, Reservation, RpcLimiter, RpcRefused, cells_of,
 };
+use super::metrics::{InFlight, Metrics, Refusal};
 
 /// A boxed response stream.
 pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
@@ -94,10 +97,34 @@ impl State {
 
     /// Counts a refusal by admission control; its status.
     pub fn refused(&self, e: AdmissionError) -> Status {
-        self.metrics
-            .admissions_refused
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.metrics.refused(Refusal::from(&e));
         e.into()
+    }
+
+    /// Admits one RPC under `max_concurrent_rpcs` (the permit is held for
+    /// its lifetime), or counts the refusal and says why not:
+    /// RESOURCE_EXHAUSTED, or UNAVAILABLE while the server shuts down.
+    pub fn admit_rpc(&self) -> Result<OwnedSemaphorePermit, Status> {
+        self.rpcs.admit().map_err(|e| {
+            self.metrics.refused(match e {
+                RpcRefused::ShuttingDown => Refusal::ShuttingDown,
+                RpcRefused::TooMany { .. } => Refusal::TooManyRpcs,
+            });
+            e.into()
+        })
+    }
+
+    /// The OpenMetrics text of the server's metrics, with the work in
+    /// flight now.
+    pub fn encode_metrics(&self) -> String {
+        self.metrics.encode(InFlight {
+            cells: self.budget.in_flight(),
+            cells_max: self.budget.max(),
+            piles: self.piles_budget.in_flight(),
+            piles_max: self.piles_budget.max(),
+            rpcs: self.rpcs.in_flight() as u64,
+            rpcs_max: self.rpcs.max() as u64,
+        })
     }
 
     /// Runs CPU work of about `cells` cell updates: inline on the calling
@@ -231,7 +258,9 @@ impl SolveBatch for Admitted<'_> {
                         Err(e) => Some(Err(e)),
                         Ok(()) if cancelled() => None,
                         Ok(()) => metrics
-                            .count_case(|| first_player_wins_cancellable(row, variant, &cancelled))
+                            .count_case(variant, row.len(), || {
+                                first_player_wins_cancellable(row, variant, &cancelled)
+                            })
                             .map(Ok),
                     })
                     .collect::<Option<Vec<_>>>()
