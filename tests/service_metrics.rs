@@ -1,7 +1,9 @@
 //! The Prometheus endpoint of a real server on loopback: every counter moves
 //! by exactly the traffic sent (scraped over plain HTTP before and after),
 //! the gauges come back to 0, 404/405 for other requests, `metrics.listen =
-//! ""` turns it off, a port in use is a clear start-up error.
+//! ""` turns it off, a port in use is a clear start-up error; and
+//! `max_connection_age_ms` closes old connections gracefully while a client
+//! keeps working.
 
 mod common;
 
@@ -9,7 +11,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use stonegame::service::pb;
 use stonegame::service::{Metrics, RunningServer, start};
@@ -497,4 +499,142 @@ fn the_binary_prints_and_serves_its_metrics_address() {
         |_| {},
     );
     assert!(!lines.iter().any(|l| l.contains("metrics on")), "{lines:?}");
+}
+
+/// A request cancelled by the client's transport before it was sent: what
+/// tonic 0.14's `Channel` returns for a request that raced the server's
+/// GOAWAY (hyper's `Canceled: connection closed`); safe to resend.
+fn cancelled_by_transport(s: &tonic::Status) -> bool {
+    use std::error::Error;
+    s.code() == Code::Cancelled
+        && s.source()
+            .is_some_and(|e| e.downcast_ref::<tonic::transport::Error>().is_some())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
+    let age = Duration::from_millis(300);
+    let server = common::server(|c| c.max_connection_age_ms = age.as_millis() as u64).await;
+    let mut client = common::client(&server).await;
+    // A Solve stream opened on the first connection outlives its age:
+    // GOAWAY lets it finish (a hard close would fail it).
+    let (tx, rx) = mpsc::channel(1);
+    let mut stream = client
+        .solve(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let started = Instant::now();
+    let (mut answered, mut resent, mut batches) = (0, 0, 0);
+    while started.elapsed() < age * 5 {
+        // Every call succeeds, over whichever connection is current; one
+        // that raced a GOAWAY is resent once.
+        let request = || suggest(vec![3, 1, 9, 4], TWO, None);
+        let r = match client.suggest_move(request()).await {
+            Err(s) if cancelled_by_transport(&s) => {
+                resent += 1;
+                client.suggest_move(request()).await
+            }
+            r => r,
+        };
+        let r = r.unwrap_or_else(|s| panic!("after {:?}: {s:?}", started.elapsed()));
+        assert!(!r.into_inner().mover_wins);
+        answered += 1;
+        if batches < 10 && started.elapsed() >= age / 5 * batches {
+            tx.send(pb::SolveRequest {
+                cases: vec![case("x", vec![3, 1, 9, 4], TWO)],
+            })
+            .await
+            .unwrap();
+            let r = stream.message().await.unwrap().expect("a batch's answer");
+            assert!(!r.results[0].first_player_wins);
+            batches += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    drop(tx);
+    assert!(stream.message().await.unwrap().is_none());
+    assert_eq!(batches, 10);
+    let accepted = Metrics::get(&server.metrics.connections_accepted);
+    // About one connection per age, and at most one resend for each new one.
+    assert!(accepted >= 3, "{accepted} connections for {answered} calls");
+    assert!(resent < accepted, "{resent} resent, {accepted} connections");
+    let scraped = scrape(&server).await;
+    assert_eq!(
+        scraped["stonegame_connections_accepted_total"],
+        accepted as f64
+    );
+    // The server counted no failed RPC: the resent ones never reached it.
+    let m = moved(&BTreeMap::new(), &scraped);
+    assert_eq!(
+        m.keys()
+            .filter(|k| k.starts_with("stonegame_rpc_requests_total"))
+            .collect::<Vec<_>>(),
+        [
+            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"OK\"}",
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}",
+        ],
+        "{m:?}"
+    );
+    assert_eq!(
+        m["stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}"],
+        answered as f64
+    );
+
+    // Without the setting, the one connection stays.
+    let server = common::server(|_| {}).await;
+    let mut client = common::client(&server).await;
+    let started = Instant::now();
+    while started.elapsed() < age * 2 {
+        client
+            .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(Metrics::get(&server.metrics.connections_accepted), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grace_cuts_the_streams_that_outlive_it() {
+    let server = common::server(|c| {
+        c.max_connection_age_ms = 200;
+        c.max_connection_age_grace_ms = 200;
+    })
+    .await;
+    // Before the connection is made: its age counts from later.
+    let started = Instant::now();
+    let mut client = common::client(&server).await;
+    let (tx, rx) = mpsc::channel(1);
+    let mut stream = client
+        .solve(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let failed = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the stream was never cut"
+        );
+        let batch = pb::SolveRequest {
+            cases: vec![case("x", vec![3, 1, 9, 4], TWO)],
+        };
+        if tx.send(batch).await.is_err() {
+            break started.elapsed();
+        }
+        match stream.message().await {
+            Ok(Some(_)) => tokio::time::sleep(Duration::from_millis(20)).await,
+            Ok(None) => panic!("the stream ended by itself"),
+            Err(_) => break started.elapsed(),
+        }
+    };
+    // Cut after the age and the grace, not before.
+    assert!(failed >= Duration::from_millis(400), "{failed:?}");
+    // The client goes on over a new connection.
+    let request = || suggest(vec![3, 1, 9, 4], TWO, None);
+    match client.suggest_move(request()).await {
+        Err(s) if cancelled_by_transport(&s) => client.suggest_move(request()).await,
+        r => r,
+    }
+    .unwrap();
 }

@@ -41,6 +41,12 @@ pub struct Config {
     pub inline_max_cells: u64,
     /// Grace period for in-flight RPCs after a shutdown signal, in ms.
     pub shutdown_grace_ms: u64,
+    /// A connection older than this (ms) is closed gracefully (HTTP/2
+    /// GOAWAY: its RPCs finish, the client reconnects); 0 = never.
+    pub max_connection_age_ms: u64,
+    /// How long the RPCs of a connection closed for its age may still run
+    /// (ms); after that the connection is cut. 0 = as long as they take.
+    pub max_connection_age_grace_ms: u64,
     /// Logging.
     pub log: LogConfig,
     /// The Prometheus endpoint.
@@ -210,22 +216,35 @@ mod tests {
         assert_eq!(c.limits.max_table_piles.get(), 5_000);
         assert_eq!(c.log.format, LogFormat::Human);
         assert_eq!(c.metrics.listen, "127.0.0.1:9090");
+        assert_eq!(c.max_connection_age_ms, 0);
+        assert_eq!(c.max_connection_age_grace_ms, 0);
     }
 
     #[test]
-    fn metrics_listen_from_every_layer() {
+    fn metrics_and_connection_age_from_every_layer() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.toml");
-        std::fs::write(&path, "[metrics]\nlisten = \"0.0.0.0:9090\"\n").unwrap();
+        std::fs::write(
+            &path,
+            "max_connection_age_ms = 60000\n[metrics]\nlisten = \"0.0.0.0:9090\"\n",
+        )
+        .unwrap();
         let c = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap();
         assert_eq!(c.metrics.listen, "0.0.0.0:9090");
+        assert_eq!(c.max_connection_age_ms, 60_000);
         let c = Config::load(
             Some(&path),
-            env(&[("STONEGAME_METRICS__LISTEN", "127.0.0.1:9100")]),
+            env(&[
+                ("STONEGAME_METRICS__LISTEN", "127.0.0.1:9100"),
+                ("STONEGAME_MAX_CONNECTION_AGE_MS", "5000"),
+                ("STONEGAME_MAX_CONNECTION_AGE_GRACE_MS", "700"),
+            ]),
             &Overrides::default(),
         )
         .unwrap();
         assert_eq!(c.metrics.listen, "127.0.0.1:9100");
+        assert_eq!(c.max_connection_age_ms, 5_000);
+        assert_eq!(c.max_connection_age_grace_ms, 700);
         // Empty turns the listener off, from the environment too.
         let c = Config::load(
             None,

@@ -11,7 +11,9 @@
 //! Beside the gRPC listener, an HTTP listener serves the Prometheus metrics
 //! (`metrics.listen`, [`super::metrics`]) until the server stops; the
 //! StoneGame RPCs are counted by [`CountRpcs`] around the service, the
-//! connections by [`CountedConn`].
+//! connections by [`CountedConn`]. With `max_connection_age_ms` set, tonic
+//! closes each connection gracefully (GOAWAY) once it is that old, and cuts
+//! it `max_connection_age_grace_ms` later if RPCs still run on it.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -310,6 +312,16 @@ async fn start_with_signal(
     // `max_batches_in_flight_per_stream` batches anyway, and larger windows
     // measured no different.
     let mut builder = Server::builder().max_frame_size(MAX_FRAME_SIZE);
+    if config.max_connection_age_ms > 0 {
+        // tonic sends GOAWAY when a connection reaches this age and lets
+        // its RPCs finish, for at most the grace if one is set.
+        builder = builder.max_connection_age(Duration::from_millis(config.max_connection_age_ms));
+        if config.max_connection_age_grace_ms > 0 {
+            builder = builder.max_connection_age_grace(Duration::from_millis(
+                config.max_connection_age_grace_ms,
+            ));
+        }
+    }
     let router = builder
         .add_service(health_service)
         .add_service(reflection_v1)
