@@ -556,8 +556,9 @@ async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
     assert!(stream.message().await.unwrap().is_none());
     assert_eq!(batches, 10);
     let accepted = Metrics::get(&server.metrics.connections_accepted);
-    // About one connection per age, and at most one resend for each new one.
-    assert!(accepted >= 3, "{accepted} connections for {answered} calls");
+    // A new connection after each age (at least one), and at most one
+    // resend for each new one.
+    assert!(accepted >= 2, "{accepted} connections for {answered} calls");
     assert!(resent < accepted, "{resent} resent, {accepted} connections");
     let scraped = scrape(&server).await;
     assert_eq!(

@@ -1,14 +1,16 @@
 //! What every RPC shares ([`State`]): the limits in force, the CPU pool, the
 //! server-wide budgets and their admission ([`State::admit_work`]), the
-//! concurrency limit, the counters and the server's cancellation flag; and
+//! concurrency limit and its admission ([`State::admit_rpc`]), the counters
+//! (and their scrape, [`State::encode_metrics`]) and the server's
+//! cancellation flag; and
 //! the CPU executor that runs solving off the async threads
 //! ([`State::run_cpu`], [`State::run_cpu_sized`]); and [`Admitted`], the
 //! solver through which Check and Generate pass the same admission and
 //! cancellation.
 //!
 //! The handlers depend on this module, the transport ([`super::server`])
-//! builds it; it depends only on [`super::limits`], the configuration and
-//! the core (and the judge's [`SolveBatch`] hook).
+//! builds it; it depends only on [`super::metrics`], [`super::limits`], the
+//! configuration and the core (and the judge's [`SolveBatch`] hook).
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
