@@ -1,11 +1,13 @@
-//! The binary run as the Kubernetes pod runs it (deploy/k8s/base): the
-//! Deployment's arguments with the ConfigMap's TOML as `--config`, only the
-//! environment the Deployment sets (plus the listen address on a free
-//! loopback port, through the same `STONEGAME_*` mapping), user 65532 when
-//! the test runs as root, and a read-only, empty working and home
-//! directory: the process must need no writable directory. It must answer
-//! health (SERVING for "" and for `stonegame.v1.StoneGame`), solve one case
-//! right, and exit 0 within `shutdown_grace_ms` of SIGTERM.
+//! The binary run as the Kubernetes pod runs it (deploy/k8s/base): copied
+//! with the ConfigMap's TOML into a read-only directory (as the image and
+//! the volume hold them), started with the Deployment's arguments (that
+//! TOML as `--config`), only the environment the Deployment sets (plus the
+//! listen address on a free loopback port, through the same `STONEGAME_*`
+//! mapping), user 65532 when the test runs as root, and an empty read-only
+//! working and home directory: the process must need no writable
+//! directory. It must answer health (SERVING for "" and for
+//! `stonegame.v1.StoneGame`), solve one case right, and exit 0 within
+//! `shutdown_grace_ms` of SIGTERM.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -50,8 +52,8 @@ fn container() -> Yaml {
 }
 
 /// The Deployment's arguments, with the mounted config path replaced by
-/// the ConfigMap's source file.
-fn pod_args(c: &Yaml) -> Vec<String> {
+/// `config` (the ConfigMap's file as staged).
+fn pod_args(c: &Yaml, config: &Path) -> Vec<String> {
     let args: Vec<String> = c["args"]
         .as_vec()
         .expect("args")
@@ -65,7 +67,7 @@ fn pod_args(c: &Yaml) -> Vec<String> {
     args.into_iter()
         .map(|a| {
             if a == MOUNTED_CONFIG {
-                config_file().display().to_string()
+                config.display().to_string()
             } else {
                 a
             }
@@ -92,12 +94,32 @@ fn pod_env(c: &Yaml) -> HashMap<String, String> {
         .unwrap_or_default()
 }
 
-/// An empty directory nobody but root can write (mode 0555), owned by the
-/// pod's user when running as root.
-fn read_only_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
-    dir
+/// A temporary directory made read-only (mode 0555) once filled; writable
+/// again when dropped, so that it can be removed.
+struct ReadOnlyDir(tempfile::TempDir);
+
+impl ReadOnlyDir {
+    fn new(fill: impl FnOnce(&Path)) -> ReadOnlyDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        fill(dir.path());
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+        ReadOnlyDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for ReadOnlyDir {
+    fn drop(&mut self) {
+        let _ = std::fs::set_permissions(self.0.path(), std::fs::Permissions::from_mode(0o755));
+    }
+}
+
+/// An empty directory nobody but root can write.
+fn read_only_dir() -> ReadOnlyDir {
+    ReadOnlyDir::new(|_| {})
 }
 
 fn is_root() -> bool {
@@ -105,11 +127,26 @@ fn is_root() -> bool {
     unsafe { libc::getuid() == 0 }
 }
 
+/// The binary and the ConfigMap's file copied where the pod's user can
+/// reach them wherever the checkout is (as the image and the volume hold
+/// them): `stonegame` and `stonegame.toml`, read-only.
+fn stage() -> ReadOnlyDir {
+    ReadOnlyDir::new(|dir| {
+        let bin = dir.join("stonegame");
+        std::fs::copy(env!("CARGO_BIN_EXE_stonegame"), &bin).expect("copy the binary");
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let toml = dir.join("stonegame.toml");
+        std::fs::copy(config_file(), &toml).expect("copy the ConfigMap's file");
+        std::fs::set_permissions(&toml, std::fs::Permissions::from_mode(0o444)).unwrap();
+    })
+}
+
 /// Starts the binary as the pod does, with `extra` environment.
-fn start_pod(cwd: &Path, extra: &[(&str, &str)]) -> Child {
+fn start_pod(cwd: &Path, extra: &[(&str, &str)]) -> (Child, ReadOnlyDir) {
     let c = container();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stonegame"));
-    cmd.args(pod_args(&c))
+    let staged = stage();
+    let mut cmd = Command::new(staged.path().join("stonegame"));
+    cmd.args(pod_args(&c, &staged.path().join("stonegame.toml")))
         .env_clear()
         .envs(pod_env(&c))
         .env("HOME", cwd)
@@ -123,7 +160,7 @@ fn start_pod(cwd: &Path, extra: &[(&str, &str)]) -> Child {
         // std drops the supplementary groups too (setgroups(0)).
         cmd.uid(UID).gid(UID);
     }
-    cmd.spawn().expect("the binary starts")
+    (cmd.spawn().expect("the binary starts"), staged)
 }
 
 /// Stderr lines of `child`, read on a thread.
@@ -165,7 +202,7 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
     .expect("the ConfigMap's TOML loads")
     .shutdown_grace_ms;
     let dir = read_only_dir();
-    let mut child = start_pod(dir.path(), &[("STONEGAME_LISTEN", "127.0.0.1:0")]);
+    let (mut child, _staged) = start_pod(dir.path(), &[("STONEGAME_LISTEN", "127.0.0.1:0")]);
     let lines = stderr_lines(&mut child);
     let mut log = Vec::new();
     let addr = loop {
@@ -269,7 +306,7 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
 #[test]
 fn service_link_variables_would_stop_the_pod_from_starting() {
     let dir = read_only_dir();
-    let mut child = start_pod(
+    let (mut child, _staged) = start_pod(
         dir.path(),
         &[
             ("STONEGAME_LISTEN", "127.0.0.1:0"),
