@@ -15,7 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use stonegame::client::{Client, solve_case};
@@ -143,6 +143,11 @@ fn stage() -> ReadOnlyDir {
 
 /// Starts the binary as the pod does, with `extra` environment.
 fn start_pod(cwd: &Path, extra: &[(&str, &str)]) -> (Child, ReadOnlyDir) {
+    // Copying the binary and spawning, one test at a time: a child forked by
+    // another test while the copy is open for writing would hold it open
+    // and make exec fail with ETXTBSY.
+    static SPAWN: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = SPAWN.lock().unwrap_or_else(|e| e.into_inner());
     let c = container();
     let staged = stage();
     let mut cmd = Command::new(staged.path().join("stonegame"));
