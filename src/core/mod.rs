@@ -2,7 +2,8 @@
 //!
 //! Everything a judge or a bot needs to know about a row of piles lives here:
 //!
-//! * [`row`] — the validated input type and its typed errors;
+//! * [`row`] — the validated row type [`ValidRow`] and its typed errors;
+//! * [`cancel`] — cancellation checks for long computations;
 //! * [`kernel`] — the O(n)-memory, vectorised layer kernel (two-ends verdicts);
 //! * [`verdict`] — verdicts and end values for one row or a batch, in parallel;
 //! * [`tables`] — the full O(n²) `left`/`right` tables of one row;
@@ -16,6 +17,7 @@
 //! only call into it.
 
 pub mod batch;
+pub mod cancel;
 pub mod exhaustive;
 pub mod kernel;
 pub mod leftmost;
@@ -25,6 +27,7 @@ pub mod row;
 pub mod tables;
 pub mod verdict;
 
+pub use cancel::{Cancel, Cancelled, Never};
 pub use moves::{Analysis, Move, Side, analyze, bot_move, winning_moves};
-pub use row::{MAX_PILE, MAX_PILES, RowError, Variant, validate_row};
+pub use row::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, validate_row};
 pub use verdict::{EndValues, end_values_cancellable, first_player_wins, solve_batch};
