@@ -11,7 +11,10 @@
 //! * [`leftmost`] — the leftmost-only variant (SPEC §2);
 //! * [`exhaustive`] — a game-tree solver for small rows, the independent truth;
 //! * [`planted`] — making first-player losses on purpose (test data);
-//! * [`batch`] — grouping rows into bounded batches for [`solve_batch`].
+//! * [`batch`] — grouping rows into bounded batches for [`solve_valid_batch`].
+//!
+//! The public functions that solve a row take a [`ValidRow`], built once by
+//! validation, so an empty or invalid row cannot reach them.
 //!
 //! The transport, the file formats and the CLI live outside this module and
 //! only call into it.
@@ -28,6 +31,9 @@ pub mod tables;
 pub mod verdict;
 
 pub use cancel::{Cancel, Cancelled, Never};
-pub use moves::{Analysis, Move, Side, analyze, bot_move, winning_moves};
+pub use moves::{Analysis, IllegalMove, Move, Side, analyze, bot_move, winning_moves};
 pub use row::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, validate_row};
-pub use verdict::{EndValues, end_values_cancellable, first_player_wins, solve_batch};
+pub use verdict::{
+    EndValues, end_values, end_values_cancellable, first_player_wins, solve_batch,
+    solve_valid_batch,
+};

@@ -136,6 +136,13 @@ impl<'a> ValidRow<'a> {
         Ok(ValidRow(piles))
     }
 
+    /// A row the core has just built from a valid one (a move applied, a
+    /// pile prepended) and knows to be valid; checked in debug builds.
+    pub(in crate::core) fn from_valid_vec(piles: Vec<u64>) -> ValidRow<'static> {
+        debug_assert_eq!(validate_row(&piles, usize::MAX), Ok(()), "{piles:?}");
+        ValidRow(Cow::Owned(piles))
+    }
+
     /// The piles.
     pub fn as_slice(&self) -> &[u64] {
         &self.0

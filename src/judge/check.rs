@@ -329,8 +329,7 @@ impl<R: BufRead> Checker<R> {
         let verdicts = match pool {
             Some(pool) => pool.install(|| batch.solve(variant)),
             None => batch.solve(variant),
-        }
-        .map_err(|e| Failure(format!("a case of the input is invalid: {e}")))?;
+        };
         for expected in verdicts {
             self.compare(expected)?;
             if self.format_error.is_some() {

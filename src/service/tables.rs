@@ -25,9 +25,9 @@ pub async fn get_tables(
 ) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
     let _permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
-    let req = request.into_inner();
-    check_tables(&req, state.limits.max_table_piles)?;
-    let n = req.piles.len();
+    let mut req = request.into_inner();
+    let row = check_tables(&mut req, state.limits.max_table_piles)?;
+    let n = row.len();
     let max_rows = state.limits.max_chunk_rows;
     let chunk_rows = match req.chunk_rows {
         0 => max_rows,
@@ -37,16 +37,13 @@ pub async fn get_tables(
     let chunks = state
         .run_cpu(move || {
             let _reservation = reservation;
-            let tables = Tables::new(&req.piles, usize::MAX)
-                .map_err(|e| Status::invalid_argument(format!("piles: {e}")))?;
-            Ok::<_, Status>(
-                (0..n)
-                    .step_by(chunk_rows)
-                    .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
-                    .collect::<Vec<_>>(),
-            )
+            let tables = Tables::new(&row);
+            (0..n)
+                .step_by(chunk_rows)
+                .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
+                .collect::<Vec<_>>()
         })
-        .await??;
+        .await?;
     tracing::info!(
         piles = n,
         chunks = chunks.len(),
@@ -93,11 +90,12 @@ pub fn unpack(codes: &[u8], k: usize) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ValidRow;
 
     #[test]
     fn packing_round_trips() {
         let piles = [3, 1, 9, 4, 4, 2, 7];
-        let t = Tables::new(&piles, 100).unwrap();
+        let t = Tables::new(&ValidRow::new(&piles[..], 100).unwrap());
         let chunk = pack_rows(&t, 2, 5);
         let mut k = 0;
         for i in 2..5 {

@@ -9,8 +9,7 @@ use std::borrow::Cow;
 
 use tonic::{Code, Status};
 
-use crate::core::row::validate_piles;
-use crate::core::{RowError, Variant};
+use crate::core::{RowError, ValidRow, Variant};
 
 use crate::judge::generate::{Family, GenSpec};
 
@@ -206,13 +205,13 @@ pub fn case_pile_count(case: &pb::Case) -> usize {
 }
 
 /// Validates one Solve case: its variant, which field carries the row, and
-/// the row. Returns the variant and the piles (borrowed from `piles`, or
+/// the row. Returns the variant and the row (borrowed from `piles`, or
 /// unpacked from `piles_le`). An invalid case gets a [`pb::CaseError`]
 /// naming the field and the pile.
 pub fn check_case(
     case: &pb::Case,
     max_piles: usize,
-) -> Result<(Variant, Cow<'_, [u64]>), pb::CaseError> {
+) -> Result<(Variant, ValidRow<'_>), pb::CaseError> {
     let variant = variant_from_pb(case.variant).ok_or_else(|| pb::CaseError {
         code: CaseErrorCode::UnknownVariant as i32,
         message: RequestError::UnknownVariant(case.variant).to_string(),
@@ -285,53 +284,50 @@ pub fn check_case(
             Cow::Owned(piles_from_le(&case.piles_le, width).ok_or_else(bad_length)?)
         }
     };
-    validate_piles(&piles).map_err(|e| {
+    let row = ValidRow::new(piles, max_piles).map_err(|e| {
         let code = match e {
+            RowError::Empty => CaseErrorCode::EmptyRow,
+            RowError::TooManyPiles { .. } => CaseErrorCode::TooManyPiles,
             RowError::ZeroPile { .. } => CaseErrorCode::ZeroPile,
-            _ => CaseErrorCode::PileTooLarge,
+            RowError::PileTooLarge { .. } => CaseErrorCode::PileTooLarge,
         };
         row_err(code, e)
     })?;
-    Ok((variant, piles))
+    Ok((variant, row))
 }
 
 /// Validates a SuggestMove request: the variant, a non-empty row within the
-/// limit, and the strength (default 1).
+/// limit, and the strength (default 1). The row is taken out of `req`.
 pub fn check_suggest(
-    req: &pb::SuggestMoveRequest,
+    req: &mut pb::SuggestMoveRequest,
     max_piles: usize,
-) -> Result<(Variant, f64), RequestError> {
+) -> Result<(Variant, f64, ValidRow<'static>), RequestError> {
     let variant = variant_from_pb(req.variant).ok_or(RequestError::UnknownVariant(req.variant))?;
     let strength = req.strength.unwrap_or(1.0);
     if !(0.0..=1.0).contains(&strength) {
         // NaN fails `contains` too.
         return Err(RequestError::BadStrength(strength));
     }
-    if req.piles.is_empty() {
-        return Err(RequestError::AlreadyLost);
-    }
-    check_row_len(&req.piles, max_piles, false)?;
-    Ok((variant, strength))
+    let row = check_row(std::mem::take(&mut req.piles), max_piles, false)?;
+    Ok((variant, strength, row))
 }
 
-/// Validates a GetTables row.
-pub fn check_tables(req: &pb::GetTablesRequest, max_piles: usize) -> Result<(), RequestError> {
-    if req.piles.is_empty() {
-        return Err(RequestError::Empty);
-    }
-    check_row_len(&req.piles, max_piles, true)
+/// Validates a GetTables row, taken out of `req`.
+pub fn check_tables(
+    req: &mut pb::GetTablesRequest,
+    max_piles: usize,
+) -> Result<ValidRow<'static>, RequestError> {
+    check_row(std::mem::take(&mut req.piles), max_piles, true)
 }
 
-fn check_row_len(piles: &[u64], max: usize, tables: bool) -> Result<(), RequestError> {
-    if piles.len() > max {
-        let len = piles.len();
-        return Err(if tables {
-            RequestError::TableTooLarge { len, max }
-        } else {
-            RequestError::TooManyPiles { len, max }
-        });
-    }
-    validate_piles(piles).map_err(RequestError::Pile)
+fn check_row(piles: Vec<u64>, max: usize, tables: bool) -> Result<ValidRow<'static>, RequestError> {
+    ValidRow::new(piles, max).map_err(|e| match e {
+        RowError::Empty if tables => RequestError::Empty,
+        RowError::Empty => RequestError::AlreadyLost,
+        RowError::TooManyPiles { len, max } if tables => RequestError::TableTooLarge { len, max },
+        RowError::TooManyPiles { len, max } => RequestError::TooManyPiles { len, max },
+        e => RequestError::Pile(e),
+    })
 }
 
 #[cfg(test)]
@@ -366,7 +362,7 @@ mod tests {
         let c = case(vec![1], 2);
         assert_eq!(
             check_case(&c, 10),
-            Ok((Variant::Leftmost, Cow::Borrowed(&[1u64][..])))
+            Ok((Variant::Leftmost, ValidRow::new(&[1u64][..], 1).unwrap()))
         );
     }
 
@@ -525,14 +521,18 @@ mod tests {
             piles: vec![1, 2],
             ..Default::default()
         };
-        assert_eq!(check_suggest(&req, 10), Ok((Variant::TwoEnds, 1.0)));
+        let row = ValidRow::new(vec![1, 2], 2).unwrap();
+        assert_eq!(
+            check_suggest(&mut req.clone(), 10),
+            Ok((Variant::TwoEnds, 1.0, row))
+        );
         for bad in [f64::NAN, -0.1, 1.5] {
             req.strength = Some(bad);
-            let e = check_suggest(&req, 10).unwrap_err();
+            let e = check_suggest(&mut req.clone(), 10).unwrap_err();
             assert_eq!(e.code(), Code::InvalidArgument);
         }
         req.strength = Some(0.5);
         req.piles.clear();
-        assert_eq!(check_suggest(&req, 10), Err(RequestError::AlreadyLost));
+        assert_eq!(check_suggest(&mut req, 10), Err(RequestError::AlreadyLost));
     }
 }
