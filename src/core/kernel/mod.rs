@@ -51,16 +51,17 @@ pub enum Isa {
 }
 
 impl Isa {
-    /// The best instruction set the running CPU supports.
+    /// The best instruction set the running CPU supports. [`Isa::Avx512`]
+    /// needs AVX2 as well (its kernels use both).
     pub fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-            {
-                return Isa::Avx512;
-            }
             if std::arch::is_x86_feature_detected!("avx2") {
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                {
+                    return Isa::Avx512;
+                }
                 return Isa::Avx2;
             }
         }

@@ -275,7 +275,8 @@ impl<C: Coord> Advance<i8> for Codes<'_, C> {
             self.opts.isa.supported(),
             super::Isa::Avx2 | super::Isa::Avx512
         ) {
-            avx2::advance(&self.row, c0, k0, steps, st);
+            // SAFETY: `supported()` returns these only when the CPU has AVX2.
+            unsafe { avx2::advance(&self.row, c0, k0, steps, st) };
             return;
         }
         advance_portable(&self.row, c0, k0, steps, st)
