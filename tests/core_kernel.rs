@@ -2,6 +2,8 @@
 //! (codes / direct u16·u32·u64, instruction sets, blocking, parallel) against
 //! each other, on random rows, planted losses and edge values.
 
+use std::io::Write;
+
 use proptest::prelude::*;
 use stonegame::core::kernel::codes::CoordWidth;
 use stonegame::core::kernel::direct::{self, Width, Word};
@@ -29,6 +31,12 @@ fn tables(piles: &[u64]) -> Tables {
     Tables::new(&valid(piles))
 }
 
+/// The instruction sets whose kernels this machine runs. Those the CPU
+/// lacks cannot be run here; `isa_paths_tested_and_skipped` reports both.
+fn isas() -> Vec<Isa> {
+    Isa::available()
+}
+
 /// Every kernel path that can handle `piles`.
 fn all_paths(piles: &[u64]) -> Vec<(KernelKind, KernelOptions)> {
     let max = piles.iter().copied().max().unwrap();
@@ -40,7 +48,7 @@ fn all_paths(piles: &[u64]) -> Vec<(KernelKind, KernelOptions)> {
     );
     let mut out = Vec::new();
     for kind in kinds {
-        for isa in Isa::available() {
+        for isa in isas() {
             for (parallel, blocking) in [(false, false), (false, true), (true, true)] {
                 out.push((
                     kind,
@@ -80,6 +88,7 @@ fn check_layers_against_tables(piles: &[u64]) {
         if piles.iter().all(|&v| v <= <i64 as Word>::MAX_PILE) {
             let a = direct::encode_row::<i64>(piles);
             let Ok((dl, dr)) = direct::layer(&a, last, opts, &Never);
+            assert_eq!(dl.len(), n - last + 1);
             for i in 0..dl.len() {
                 let j = i + last - 1;
                 assert_eq!(dl[i].decode(), t.left(i, j), "direct left[{i}][{j}]");
@@ -103,7 +112,7 @@ fn check_coordinate_widths_agree(piles: &[u64], last: usize) {
     let base = PORTABLE_SEQUENTIAL;
     let row = valid(piles);
     let Ok(want) = codes::layer_with(&row, last, base, None, &Never);
-    for isa in Isa::available() {
+    for isa in isas() {
         for (parallel, blocking) in [(false, false), (true, true)] {
             let opts = KernelOptions {
                 isa,
@@ -171,9 +180,18 @@ proptest! {
         prop_assert_eq!(wins(&piles), tables(&piles).first_player_wins());
     }
 
+    /// A loss is planted exactly when `left_of` the tail is a pile (the
+    /// tables say what it is), and the planted row is a loss.
     #[test]
     fn planted_losses_are_losses(tail in row_strategy(200)) {
-        if let Some(row) = plant_loss(&valid(&tail)) {
+        let t = left_of(&valid(&tail));
+        let m = tail.len();
+        prop_assert_eq!(t, tables(&tail).left(0, m - 1));
+        let planted = plant_loss(&valid(&tail));
+        prop_assert_eq!(planted.is_some(), (1..=MAX_PILE).contains(&t));
+        if let Some(row) = planted {
+            prop_assert_eq!(row.first_pile(), t);
+            prop_assert_eq!(&row[1..], &tail[..]);
             prop_assert!(!first_player_wins(&row, Variant::TwoEnds));
             prop_assert!(!Tables::new(&row).first_player_wins());
             // One off the losing value is a win.
@@ -225,7 +243,7 @@ fn rows_beyond_16_bit_coordinates() {
     let row = plant_loss(&valid(&tail)).expect("a loss can be planted");
     for piles in [&tail[..], &row[..]] {
         let want = ends(piles, KernelKind::Codes, PORTABLE_SEQUENTIAL);
-        for isa in Isa::available() {
+        for isa in isas() {
             let opts = KernelOptions {
                 isa,
                 parallel: true,
@@ -425,15 +443,88 @@ fn cancellation_stops_the_kernel() {
     let got = end_values_with(&row, KernelKind::Codes, KernelOptions::default(), &cancel);
     assert_eq!(got, Err(stonegame::core::Cancelled));
     assert!(calls.load(std::sync::atomic::Ordering::Relaxed) <= 4);
+    // The same row with a check that never fires completes.
+    let never = || false;
+    let done = end_values_with(&row, KernelKind::Codes, KernelOptions::default(), &never);
+    assert_eq!(
+        done.ok(),
+        Some(ends(&piles, KernelKind::Codes, KernelOptions::default()))
+    );
 }
 
 #[test]
 fn batch_keeps_input_order() {
+    // Rows of distinct lengths and verdicts, so any reordering shows.
     let rows: Vec<Vec<u64>> = (0..500u64)
-        .map(|i| vec![i % 5 + 1, (i / 5) % 5 + 1])
+        .map(|i| {
+            let mut r = vec![1 + i % 3; 1 + (i % 7) as usize];
+            r.push(1 + (i / 3) % 4);
+            r
+        })
         .collect();
+    let want: Vec<bool> = rows.iter().map(|r| tables(r).first_player_wins()).collect();
+    assert!(want.iter().any(|&w| w) && want.iter().any(|&w| !w));
     let got = stonegame::core::solve_batch(&rows, Variant::TwoEnds);
-    for (row, v) in rows.iter().zip(got) {
-        assert_eq!(v.unwrap(), row[0] != row[1]);
+    let got: Vec<bool> = got.into_iter().map(Result::unwrap).collect();
+    assert_eq!(got, want);
+    let mut batch = stonegame::core::batch::Batch::default();
+    for r in &rows {
+        batch.push(ValidRow::try_from(r.clone()).unwrap());
+    }
+    assert_eq!(batch.len(), rows.len());
+    assert_eq!(batch.solve(Variant::TwoEnds), want);
+    assert!(batch.is_empty());
+}
+
+/// Which kernel instruction sets the tests above ran, and which they could
+/// not because the CPU lacks them (written past the test harness's output
+/// capture, so it shows in every `cargo test` run). Set
+/// `STONEGAME_REQUIRE_ISA=avx2,avx512` to make a skip a failure (for CI
+/// machines that must test the SIMD paths).
+#[test]
+fn isa_paths_tested_and_skipped() {
+    let tested = isas();
+    let skipped: Vec<Isa> = Isa::ALL
+        .into_iter()
+        .filter(|isa| !tested.contains(isa))
+        .collect();
+    let names = |v: &[Isa]| v.iter().map(|i| i.name()).collect::<Vec<_>>().join(", ");
+    let _ = writeln!(
+        std::io::stderr(),
+        "core_kernel: ISA paths tested: [{}] ({} of {}), skipped, the CPU lacks them: [{}] ({})",
+        names(&tested),
+        tested.len(),
+        Isa::ALL.len(),
+        names(&skipped),
+        skipped.len(),
+    );
+    // The portable path always runs, first; every set is tested or skipped.
+    assert_eq!(tested.first(), Some(&Isa::Baseline));
+    assert_eq!(tested.len() + skipped.len(), Isa::ALL.len());
+    // A tested set runs its own kernel (no silent fallback); a skipped one
+    // falls back to one that is tested.
+    for &isa in &tested {
+        assert_eq!(isa.supported(), isa);
+    }
+    for &isa in &skipped {
+        assert!(tested.contains(&isa.supported()), "{isa:?}");
+    }
+    // What is tested is what the CPU has, detected independently here.
+    #[cfg(target_arch = "x86_64")]
+    {
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        let avx512 = avx2
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw");
+        assert_eq!(tested.contains(&Isa::Avx2), avx2);
+        assert_eq!(tested.contains(&Isa::Avx512), avx512);
+    }
+    if let Ok(required) = std::env::var("STONEGAME_REQUIRE_ISA") {
+        for name in required.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            assert!(
+                tested.iter().any(|i| i.name() == name),
+                "STONEGAME_REQUIRE_ISA asks for {name}, which this CPU cannot run"
+            );
+        }
     }
 }

@@ -51,6 +51,9 @@ pub enum Isa {
 }
 
 impl Isa {
+    /// Every instruction set, baseline first.
+    pub const ALL: [Isa; 3] = [Isa::Baseline, Isa::Avx2, Isa::Avx512];
+
     /// The best instruction set the running CPU supports. [`Isa::Avx512`]
     /// needs AVX2 as well (its kernels use both).
     pub fn detect() -> Isa {
