@@ -28,7 +28,7 @@ pub struct EndValues {
 /// Rows with at least this many piles split their layers across cores.
 pub const PARALLEL_MIN_PILES: usize = 20_000;
 
-/// Which kernel computes the layers (see [`kernel`]).
+/// Which kernel computes the layers (see [`kernel`](super::kernel)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelKind {
     /// One byte per entry, coordinates instead of piles (the default).

@@ -25,7 +25,7 @@
 //!
 //! Two implementations of one layer pass: a portable one ([`step`], which the
 //! compiler vectorises for the baseline target), and on x86-64 one written
-//! with AVX2 intrinsics ([`avx2`]), which turns each step into three byte
+//! with AVX2 intrinsics (`avx2`), which turns each step into three byte
 //! table lookups (`vpshufb`). Tests hold each against the other.
 
 #[cfg(target_arch = "x86_64")]
