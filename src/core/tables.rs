@@ -14,7 +14,7 @@
 //! `if` chains on `u64`), independently of the vectorised kernel, so tests
 //! can hold one against the other.
 
-use super::row::{RowError, validate_row};
+use super::row::ValidRow;
 
 /// `left` and `right` of every interval of one row (0-based indices here).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,9 +75,10 @@ pub fn right_step(l: u64, r: u64, x: u64) -> u64 {
 }
 
 impl Tables {
-    /// Builds the tables of a row of at most `max_piles` piles.
-    pub fn new(piles: &[u64], max_piles: usize) -> Result<Tables, RowError> {
-        validate_row(piles, max_piles)?;
+    /// Builds the tables of a row: O(n²) time and n (n + 1) bytes, so the
+    /// caller bounds n (with the limit it validates the row against).
+    pub fn new(row: &ValidRow<'_>) -> Tables {
+        let piles = row.as_slice();
         let n = piles.len();
         let size = n * (n + 1) / 2;
         let mut t = Tables {
@@ -100,7 +101,7 @@ impl Tables {
                 t.right[k] = encode(r, piles[i]);
             }
         }
-        Ok(t)
+        t
     }
 
     /// Number of piles.
