@@ -1,7 +1,7 @@
 //! An exhaustive game-tree solver for small rows: the independent truth the
 //! fast solvers are tested against.
 //!
-//! It knows only the rules (SPEC §1 and §2: which moves are legal, who loses)
+//! It knows only the rules (docs/game.md §1 and §2: which moves are legal, who loses)
 //! and searches every line of play with memoisation. Cost grows with the
 //! product of the pile sizes, so keep rows small (say n ≤ 8, piles ≤ 6).
 

@@ -1,4 +1,4 @@
-//! The leftmost-only variant (SPEC §2): moves take from the leftmost pile.
+//! The leftmost-only variant (docs/game.md §2): moves take from the leftmost pile.
 //!
 //! `g(i)` — "the player to move wins on piles i..n" — satisfies
 //! `g(n+1) = false` and `g(i) = a_i > 1 || !g(i+1)`. O(n) time, O(1) memory.

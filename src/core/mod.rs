@@ -8,7 +8,7 @@
 //! * [`verdict`] — verdicts and end values for one row or a batch, in parallel;
 //! * [`tables`] — the full O(n²) `left`/`right` tables of one row;
 //! * [`moves`] — winning moves and the bot's move for both variants;
-//! * [`leftmost`] — the leftmost-only variant (SPEC §2);
+//! * [`leftmost`] — the leftmost-only variant (docs/game.md §2);
 //! * [`exhaustive`] — a game-tree solver for small rows, the independent truth;
 //! * [`planted`] — making first-player losses on purpose (test data);
 //! * [`batch`] — grouping rows into bounded batches for [`solve_valid_batch`].

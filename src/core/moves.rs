@@ -1,6 +1,6 @@
 //! Moves: the winning moves of a position and the move a bot plays.
 //!
-//! Two-ends (SPEC §1, n ≥ 2): with `t = left[2][n]` and `u = right[1][n−1]`,
+//! Two-ends (docs/game.md §1, n ≥ 2): with `t = left[2][n]` and `u = right[1][n−1]`,
 //! reducing the left pile to `t` wins iff `t < a_1`, reducing the right pile
 //! to `u` wins iff `u < a_n`, and there are no other winning moves. With one
 //! pile the only winning move takes it all (reported as a left move).
@@ -111,7 +111,7 @@ pub struct Analysis {
     pub best_move: Move,
 }
 
-/// The winning moves of a row (SPEC §1 / §2), left before right.
+/// The winning moves of a row (docs/game.md §1 / §2), left before right.
 pub fn winning_moves(row: &ValidRow<'_>, variant: Variant) -> Vec<Move> {
     let Ok(moves) = winning_moves_with(row, variant, &Never);
     moves

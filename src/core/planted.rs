@@ -1,4 +1,4 @@
-//! Making first-player losses on purpose (SPEC "Making losing positions").
+//! Making first-player losses on purpose (docs/game.md, "Making losing positions").
 //!
 //! For any tail `a_2 … a_n`, the row `(t, a_2, …, a_n)` with
 //! `t = left[2][n]` is lost for the first player whenever `t ≥ 1`. Random rows

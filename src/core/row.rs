@@ -22,7 +22,7 @@ pub enum Variant {
     /// A move takes stones from the leftmost or the rightmost pile (ZJOI 2009).
     #[default]
     TwoEnds,
-    /// A move takes stones from the leftmost pile only (SPEC §2).
+    /// A move takes stones from the leftmost pile only (docs/game.md §2).
     Leftmost,
 }
 

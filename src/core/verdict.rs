@@ -1,7 +1,7 @@
 //! Verdicts of the two-ends game in O(n) memory, for one row or a batch.
 //!
 //! The verdict and both winning moves of a row `a_1 … a_n` (n ≥ 2) follow
-//! from two numbers (SPEC §1): `t = left[2][n]` and `u = right[1][n−1]`, the
+//! from two numbers (docs/game.md §1): `t = left[2][n]` and `u = right[1][n−1]`, the
 //! two cells of layer `n − 1`. [`end_values`] computes them with the
 //! [`kernel`](super::kernel).
 

@@ -25,7 +25,7 @@
 //!   near-miss, in random order (so exactly half the cases are losses, give
 //!   or take one). A loss is `(t, tail…)` for a random tail of 1 ..= max_n − 1
 //!   piles: for `two-ends`, `t = left[2][n]` ([`plant_loss`]); for
-//!   `leftmost`, `t = 1` after a winning tail (SPEC §2: a row is lost iff
+//!   `leftmost`, `t = 1` after a winning tail (docs/game.md §2: a row is lost iff
 //!   `a_1 = 1` and the rest is won). A near-miss is the same row with `a_1`
 //!   one off `t` (when `max_a = 1` leaves no room, the bare tail, also a win).
 //!   Needs max_n ≥ 2: a single pile is always a win.

@@ -1,6 +1,6 @@
 //! The O(n)-memory layer kernels of the two-ends game.
 //!
-//! SPEC §1: the entries `left[i][j]` and `right[i][j]` of interval length `k`
+//! docs/game.md §1: the entries `left[i][j]` and `right[i][j]` of interval length `k`
 //! depend only on those of length `k − 1`. A *layer* holds, for one length
 //! `k`, the pairs `(left, right)` of every interval `[i, i + k − 1]` in two
 //! contiguous arrays indexed by `i`; one branch-free pass over contiguous
@@ -9,7 +9,7 @@
 //! Two kernels implement that pass:
 //!
 //! * [`codes`] (the default) stores each entry as its 2-bit code relative to
-//!   the end pile (SPEC: every entry is an end pile's size plus a code) in one
+//!   the end pile (docs/game.md: every entry is an end pile's size plus a code) in one
 //!   byte, and compares piles through order- and adjacency-preserving
 //!   coordinates, so a 256-bit vector updates 32 cells at once;
 //! * [`direct`] stores the entries themselves in 16-, 32- or 64-bit words

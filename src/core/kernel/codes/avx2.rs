@@ -13,7 +13,7 @@
 //!   the four old entries straight from memory;
 //! * one `vpshufb` maps `x` to `0 / 3 / 6` (`X > P`, `X == P`, `X < P`), one
 //!   maps `y` to `0 / 1 / 2` (`X > Q`, `X == Q`, `X < Q`), and a third maps
-//!   their sum to the new entry (SPEC §1's table), already biased.
+//!   their sum to the new entry (docs/game.md §1's table), already biased.
 //!
 //! | step  | `x`                    | `X == P` at | `y`          | `X == Q` at |
 //! |-------|------------------------|-------------|--------------|-------------|

@@ -1,7 +1,7 @@
 //! The codes kernel (the default): one byte per table entry, 32 cells per
 //! 256-bit vector.
 //!
-//! SPEC §1: `left[i][j] ∈ {0, a_j − 1, a_j, a_j + 1}` and
+//! docs/game.md §1: `left[i][j] ∈ {0, a_j − 1, a_j, a_j + 1}` and
 //! `right[i][j] ∈ {0, a_i − 1, a_i, a_i + 1}`. So an entry is stored as a
 //! *code* relative to its end pile: −1, 0, +1, or [`NO_PILE`] for the value 0.
 //!
@@ -158,7 +158,7 @@ fn assign(sorted: impl Iterator<Item = (u64, usize)>, coord: &mut [u32]) {
 /// * otherwise → `X`.
 ///
 /// For `left[i][j]`, `P = right[i][j−1]` and `Q = left[i][j−1]`; for
-/// `right[i][j]`, `P = left[i+1][j]` and `Q = right[i+1][j]` (SPEC §1).
+/// `right[i][j]`, `P = left[i+1][j]` and `Q = right[i+1][j]` (docs/game.md §1).
 #[inline(always)]
 pub fn step(p: i8, q: i8, dp: i8, dq: i8) -> i8 {
     let x_lt_p = p > dp;
