@@ -46,7 +46,8 @@ use std::io::{self, BufRead};
 use crate::core::Variant;
 use crate::ojformat::OjReader;
 
-use super::{OnPool, Pending, SolveBatch};
+use super::{OnPool, SolveBatch};
+use crate::core::batch::Batch;
 
 /// The checker's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -333,7 +334,7 @@ impl<R: BufRead> Checker<R> {
     /// comparing stopped.
     fn flush<S: SolveBatch>(
         &mut self,
-        batch: &mut Pending,
+        batch: &mut Batch,
         variant: Variant,
         solver: &mut S,
     ) -> Result<(), Stop<S::Error>> {
@@ -341,9 +342,8 @@ impl<R: BufRead> Checker<R> {
             return Ok(());
         }
         let verdicts = batch
-            .solve(solver, variant)
-            .map_err(Stop::Solver)?
-            .map_err(|e| Failure(format!("a case of the input is invalid: {e}")))?;
+            .solve_with(|rows| solver.solve(rows, variant))
+            .map_err(Stop::Solver)?;
         for expected in verdicts {
             self.compare(expected)?;
             if self.format_error.is_some() {
@@ -396,7 +396,7 @@ pub fn check_with<S: SolveBatch>(
         first_mismatch: None,
         format_error: None,
     };
-    let mut batch = Pending::default();
+    let mut batch = Batch::default();
     let stopped = loop {
         match reader.next_case() {
             Some(Ok(case)) => {

@@ -14,7 +14,8 @@
 
 use std::convert::Infallible;
 
-use crate::core::{RowError, Variant, solve_batch};
+use crate::core::verdict::solve_valid_batch;
+use crate::core::{ValidRow, Variant};
 
 pub mod check;
 pub mod generate;
@@ -24,13 +25,12 @@ pub trait SolveBatch {
     /// Why solving stopped short (cancelled, refused): not a verdict.
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// The verdicts of `rows` in order (`true`: the first player wins), or
-    /// each invalid row's error.
+    /// The verdicts of `rows` in order (`true`: the first player wins).
     fn solve(
         &mut self,
-        rows: &[Vec<u64>],
+        rows: &[ValidRow<'static>],
         variant: Variant,
-    ) -> Result<Vec<Result<bool, RowError>>, Self::Error>;
+    ) -> Result<Vec<bool>, Self::Error>;
 }
 
 /// Solving on a rayon pool (`None`: the current or the global one); never
@@ -43,61 +43,12 @@ impl SolveBatch for OnPool<'_> {
 
     fn solve(
         &mut self,
-        rows: &[Vec<u64>],
+        rows: &[ValidRow<'static>],
         variant: Variant,
-    ) -> Result<Vec<Result<bool, RowError>>, Infallible> {
+    ) -> Result<Vec<bool>, Infallible> {
         Ok(match self.0 {
-            Some(pool) => pool.install(|| solve_batch(rows, variant)),
-            None => solve_batch(rows, variant),
+            Some(pool) => pool.install(|| solve_valid_batch(rows, variant)),
+            None => solve_valid_batch(rows, variant),
         })
-    }
-}
-
-/// A batch is solved once it holds this much work (n² / 2 cell updates)…
-const BATCH_CELLS: u128 = 1 << 28;
-/// …or this many piles (bounds memory)…
-const BATCH_PILES: usize = 1 << 21;
-/// …or this many cases.
-const BATCH_CASES: usize = 4096;
-
-/// Rows waiting to be solved: many small cases are solved in parallel while
-/// the memory held stays bounded.
-#[derive(Debug, Default)]
-struct Pending {
-    rows: Vec<Vec<u64>>,
-    cells: u128,
-    piles: usize,
-}
-
-impl Pending {
-    /// Adds a row.
-    fn push(&mut self, row: Vec<u64>) {
-        let n = row.len();
-        self.cells += (n as u128) * (n as u128) / 2;
-        self.piles += n;
-        self.rows.push(row);
-    }
-
-    /// Is the batch big enough to be solved now?
-    fn is_full(&self) -> bool {
-        self.cells >= BATCH_CELLS || self.piles >= BATCH_PILES || self.rows.len() >= BATCH_CASES
-    }
-
-    fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// Solves every waiting row with `solver` and empties the batch: the
-    /// verdicts in push order, or the first invalid row's error (inner), or
-    /// why the solver stopped (outer).
-    fn solve<S: SolveBatch>(
-        &mut self,
-        solver: &mut S,
-        variant: Variant,
-    ) -> Result<Result<Vec<bool>, RowError>, S::Error> {
-        let verdicts = solver.solve(&self.rows, variant)?;
-        self.rows.clear();
-        (self.cells, self.piles) = (0, 0);
-        Ok(verdicts.into_iter().collect())
     }
 }
