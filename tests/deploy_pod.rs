@@ -207,7 +207,14 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
     .expect("the ConfigMap's TOML loads")
     .shutdown_grace_ms;
     let dir = read_only_dir();
-    let (mut child, _staged) = start_pod(dir.path(), &[("STONEGAME_LISTEN", "127.0.0.1:0")]);
+    // Both ports free ones: tests and other servers share this machine.
+    let (mut child, _staged) = start_pod(
+        dir.path(),
+        &[
+            ("STONEGAME_LISTEN", "127.0.0.1:0"),
+            ("STONEGAME_METRICS__LISTEN", "127.0.0.1:0"),
+        ],
+    );
     let lines = stderr_lines(&mut child);
     let mut log = Vec::new();
     let addr = loop {
@@ -294,7 +301,15 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
         "exit status {status:?} after SIGTERM; stderr:\n{}",
         log.join("\n")
     );
-    let not_json: Vec<&String> = log.iter().filter(|l| !l.starts_with('{')).collect();
+    // Besides `listening on ADDR`, the one plain line is `metrics on ADDR`.
+    assert!(
+        log.iter().any(|l| l.starts_with("metrics on 127.0.0.1:")),
+        "{log:?}"
+    );
+    let not_json: Vec<&String> = log
+        .iter()
+        .filter(|l| !l.starts_with('{') && !l.starts_with("metrics on "))
+        .collect();
     assert!(
         not_json.is_empty(),
         "log lines that are not JSON: {not_json:?}"
