@@ -294,7 +294,7 @@ async fn a_check_waits_for_a_busy_budget_instead_of_failing() {
 
     let row = huge_row(20_000, 4);
     let truth =
-        stonegame::core::first_player_wins(&row, stonegame::core::Variant::TwoEnds).unwrap();
+        stonegame::core::first_player_wins(&common::valid(&row), stonegame::core::Variant::TwoEnds);
     let answer = if truth { b"1\n" } else { b"0\n" };
     let (tx, call) = open_check(&mut client, &input_of(&row), Some(answer)).await;
     drop(tx);

@@ -20,7 +20,7 @@ use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
-use common::case;
+use common::{case, valid};
 
 const TWO: pb::Variant = pb::Variant::TwoEnds;
 
@@ -116,7 +116,7 @@ async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
     assert!(!verdict(2));
     assert_eq!(
         verdict(7),
-        first_player_wins(&[5, 3], Variant::Leftmost).unwrap()
+        first_player_wins(&valid(&[5, 3]), Variant::Leftmost)
     );
     let err = |i: usize| error_of(&r, i);
     let e = err(1);
@@ -196,7 +196,7 @@ async fn piles_le_errors_are_case_errors_naming_the_field() {
     assert!(verdict(3));
     assert_eq!(
         verdict(7),
-        first_player_wins(&[5, 3], Variant::Leftmost).unwrap()
+        first_player_wins(&valid(&[5, 3]), Variant::Leftmost)
     );
     let err = |i: usize| error_of(&r, i);
     let e = err(1);

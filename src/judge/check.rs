@@ -340,10 +340,7 @@ impl<R: BufRead> Checker<R> {
         if self.format_error.is_some() || batch.is_empty() {
             return Ok(());
         }
-        let verdicts = batch
-            .solve(solver, variant)
-            .map_err(Stop::Solver)?
-            .map_err(|e| Failure(format!("a case of the input is invalid: {e}")))?;
+        let verdicts = batch.solve(solver, variant).map_err(Stop::Solver)?;
         for expected in verdicts {
             self.compare(expected)?;
             if self.format_error.is_some() {

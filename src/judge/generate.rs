@@ -25,7 +25,7 @@
 //!   near-miss, in random order (so exactly half the cases are losses, give
 //!   or take one). A loss is `(t, tail…)` for a random tail of 1 ..= max_n − 1
 //!   piles: for `two-ends`, `t = left[2][n]` ([`plant_loss`]); for
-//!   `leftmost`, `t = 1` after a winning tail (SPEC §2: a row is lost iff
+//!   `leftmost`, `t = 1` after a winning tail (docs/game.md §2: a row is lost iff
 //!   `a_1 = 1` and the rest is won). A near-miss is the same row with `a_1`
 //!   one off `t` (when `max_a = 1` leaves no room, the bare tail, also a win).
 //!   Needs max_n ≥ 2: a single pile is always a win.
@@ -74,7 +74,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::core::planted::plant_loss;
-use crate::core::{MAX_PILE, MAX_PILES, RowError, Variant, leftmost};
+use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, leftmost};
 
 use super::{OnPool, Pending, SolveBatch};
 
@@ -452,11 +452,12 @@ impl Rows {
     /// `(t, tail…)`, lost for the first player, if such a `t` exists
     /// within `max_a`.
     fn plant(&self, tail: &[u64]) -> Result<Option<Vec<u64>>, GenError> {
+        let tail = ValidRow::new(tail, usize::MAX)?;
         let row = match self.spec.variant {
-            Variant::TwoEnds => plant_loss(tail)?,
-            Variant::Leftmost => leftmost::first_player_wins(tail).then(|| {
+            Variant::TwoEnds => plant_loss(&tail).map(ValidRow::into_vec),
+            Variant::Leftmost => leftmost::first_player_wins(&tail).then(|| {
                 let mut row = vec![1];
-                row.extend_from_slice(tail);
+                row.extend_from_slice(&tail);
                 row
             }),
         };
@@ -623,12 +624,12 @@ pub fn generate_with<S: SolveBatch>(
         input.write_all(line.as_bytes()).map_err(GenError::Input)?;
         summary.piles += row.len() as u64;
         if let Some(out) = answers.as_deref_mut() {
-            batch.push(row);
+            batch.push(ValidRow::new(row, MAX_PILES)?);
             if batch.is_full() || i as u64 + 1 == total {
                 let verdicts = batch
                     .solve(solver, spec.variant)
                     .map_err(|e| GenError::Solver(Box::new(e)))?;
-                for wins in verdicts? {
+                for wins in verdicts {
                     if !wins {
                         summary.losses = summary.losses.map(|l| l + 1);
                     }

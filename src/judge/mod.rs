@@ -14,7 +14,8 @@
 
 use std::convert::Infallible;
 
-use crate::core::{RowError, Variant, solve_batch};
+use crate::core::verdict::solve_valid_batch;
+use crate::core::{ValidRow, Variant};
 
 pub mod check;
 pub mod generate;
@@ -24,13 +25,12 @@ pub trait SolveBatch {
     /// Why solving stopped short (cancelled, refused): not a verdict.
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// The verdicts of `rows` in order (`true`: the first player wins), or
-    /// each invalid row's error.
+    /// The verdicts of `rows` in order (`true`: the first player wins).
     fn solve(
         &mut self,
-        rows: &[Vec<u64>],
+        rows: &[ValidRow<'static>],
         variant: Variant,
-    ) -> Result<Vec<Result<bool, RowError>>, Self::Error>;
+    ) -> Result<Vec<bool>, Self::Error>;
 }
 
 /// Solving on a rayon pool (`None`: the current or the global one); never
@@ -43,12 +43,12 @@ impl SolveBatch for OnPool<'_> {
 
     fn solve(
         &mut self,
-        rows: &[Vec<u64>],
+        rows: &[ValidRow<'static>],
         variant: Variant,
-    ) -> Result<Vec<Result<bool, RowError>>, Infallible> {
+    ) -> Result<Vec<bool>, Infallible> {
         Ok(match self.0 {
-            Some(pool) => pool.install(|| solve_batch(rows, variant)),
-            None => solve_batch(rows, variant),
+            Some(pool) => pool.install(|| solve_valid_batch(rows, variant)),
+            None => solve_valid_batch(rows, variant),
         })
     }
 }
@@ -64,14 +64,14 @@ const BATCH_CASES: usize = 4096;
 /// the memory held stays bounded.
 #[derive(Debug, Default)]
 struct Pending {
-    rows: Vec<Vec<u64>>,
+    rows: Vec<ValidRow<'static>>,
     cells: u128,
     piles: usize,
 }
 
 impl Pending {
     /// Adds a row.
-    fn push(&mut self, row: Vec<u64>) {
+    fn push(&mut self, row: ValidRow<'static>) {
         let n = row.len();
         self.cells += (n as u128) * (n as u128) / 2;
         self.piles += n;
@@ -88,16 +88,15 @@ impl Pending {
     }
 
     /// Solves every waiting row with `solver` and empties the batch: the
-    /// verdicts in push order, or the first invalid row's error (inner), or
-    /// why the solver stopped (outer).
+    /// verdicts in push order, or why the solver stopped.
     fn solve<S: SolveBatch>(
         &mut self,
         solver: &mut S,
         variant: Variant,
-    ) -> Result<Result<Vec<bool>, RowError>, S::Error> {
+    ) -> Result<Vec<bool>, S::Error> {
         let verdicts = solver.solve(&self.rows, variant)?;
         self.rows.clear();
         (self.cells, self.piles) = (0, 0);
-        Ok(verdicts.into_iter().collect())
+        Ok(verdicts)
     }
 }

@@ -11,8 +11,7 @@
 //! The conversions both ends share (variants, moves, reports, `piles_le`)
 //! live in [`crate::wire`].
 
-use crate::core::Variant;
-use crate::core::row::validate_piles;
+use crate::core::{RowError, ValidRow, Variant};
 use crate::judge::generate::{Family, GenSpec};
 use crate::wire::convert::variant_from_wire;
 
@@ -25,7 +24,7 @@ use super::validate::RequestError;
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuggestMove {
     /// The row.
-    pub piles: Vec<u64>,
+    pub row: ValidRow<'static>,
     /// The game.
     pub variant: Variant,
     /// The probability of the optimal move.
@@ -44,16 +43,13 @@ impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
             // NaN fails `contains` too.
             return Err(RequestError::BadStrength(strength));
         }
-        if req.piles.is_empty() {
-            return Err(RequestError::AlreadyLost);
-        }
-        let (len, max) = (req.piles.len(), limits.max_piles.get());
-        if len > max {
-            return Err(RequestError::TooManyPiles { len, max });
-        }
-        validate_piles(&req.piles).map_err(RequestError::Pile)?;
+        let row = ValidRow::new(req.piles, limits.max_piles.get()).map_err(|e| match e {
+            RowError::Empty => RequestError::AlreadyLost,
+            RowError::TooManyPiles { len, max } => RequestError::TooManyPiles { len, max },
+            e => RequestError::Pile(e),
+        })?;
         Ok(SuggestMove {
-            piles: req.piles,
+            row,
             variant,
             strength,
             seed: req.seed,
@@ -67,7 +63,7 @@ impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TablesRequest {
     /// The row.
-    pub piles: Vec<u64>,
+    pub row: ValidRow<'static>,
     /// Rows per `TablesChunk`, at least 1.
     pub chunk_rows: usize,
 }
@@ -76,21 +72,18 @@ impl TryFrom<(pb::GetTablesRequest, &Limits)> for TablesRequest {
     type Error = RequestError;
 
     fn try_from((req, limits): (pb::GetTablesRequest, &Limits)) -> Result<Self, RequestError> {
-        if req.piles.is_empty() {
-            return Err(RequestError::Empty);
-        }
-        let (len, max) = (req.piles.len(), limits.max_table_piles.get());
-        if len > max {
-            return Err(RequestError::TableTooLarge { len, max });
-        }
-        validate_piles(&req.piles).map_err(RequestError::Pile)?;
+        let row = ValidRow::new(req.piles, limits.max_table_piles.get()).map_err(|e| match e {
+            RowError::Empty => RequestError::Empty,
+            RowError::TooManyPiles { len, max } => RequestError::TableTooLarge { len, max },
+            e => RequestError::Pile(e),
+        })?;
         let max_rows = limits.max_chunk_rows.get();
         let chunk_rows = match req.chunk_rows {
             0 => max_rows,
             r => r.min(max_rows),
         };
         Ok(TablesRequest {
-            piles: req.piles,
+            row,
             chunk_rows: chunk_rows as usize,
         })
     }

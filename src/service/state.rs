@@ -21,7 +21,7 @@ use tokio::sync::oneshot;
 use tonic::Status;
 
 use crate::core::verdict::first_player_wins_cancellable;
-use crate::core::{MAX_PILES, RowError, Variant, validate_row};
+use crate::core::{ValidRow, Variant};
 use crate::judge::SolveBatch;
 
 use super::config::{Config, Limits};
@@ -173,7 +173,11 @@ impl<'a> Admitted<'a> {
     /// The longest run of rows from the first that fits both whole budgets,
     /// with its cost; refuses a first row that alone does not fit, as Solve
     /// refuses such a case.
-    fn fitting(&self, rows: &[Vec<u64>], variant: Variant) -> Result<(usize, u64, u64), Status> {
+    fn fitting(
+        &self,
+        rows: &[ValidRow<'static>],
+        variant: Variant,
+    ) -> Result<(usize, u64, u64), Status> {
         let (budget, piles_budget) = (&self.state.budget, &self.state.piles_budget);
         let (mut cells, mut piles) = (0u64, 0u64);
         for (i, row) in rows.iter().enumerate() {
@@ -211,11 +215,7 @@ impl<'a> Admitted<'a> {
 impl SolveBatch for Admitted<'_> {
     type Error = Status;
 
-    fn solve(
-        &mut self,
-        rows: &[Vec<u64>],
-        variant: Variant,
-    ) -> Result<Vec<Result<bool, RowError>>, Status> {
+    fn solve(&mut self, rows: &[ValidRow<'static>], variant: Variant) -> Result<Vec<bool>, Status> {
         let mut verdicts = Vec::with_capacity(rows.len());
         let mut rest = rows;
         while !rest.is_empty() {
@@ -227,12 +227,12 @@ impl SolveBatch for Admitted<'_> {
             let solved = self.state.pool.install(|| {
                 part.par_iter()
                     .with_max_len(1)
-                    .map(|row| match validate_row(row, MAX_PILES) {
-                        Err(e) => Some(Err(e)),
-                        Ok(()) if cancelled() => None,
-                        Ok(()) => metrics
+                    .map(|row| {
+                        if cancelled() {
+                            return None;
+                        }
+                        metrics
                             .count_case(|| first_player_wins_cancellable(row, variant, &cancelled))
-                            .map(Ok),
                     })
                     .collect::<Option<Vec<_>>>()
             });

@@ -26,21 +26,19 @@ pub async fn get_tables(
     let _permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
     let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;
-    let (n, chunk_rows) = (req.piles.len(), req.chunk_rows);
+    let (row, chunk_rows) = (req.row, req.chunk_rows);
+    let n = row.len();
     let reservation = state.admit_work(cells_of(n, true), n as u64)?;
     let chunks = state
         .run_cpu(move || {
             let _reservation = reservation;
-            let tables = Tables::new(&req.piles, usize::MAX)
-                .map_err(|e| Status::invalid_argument(format!("piles: {e}")))?;
-            Ok::<_, Status>(
-                (0..n)
-                    .step_by(chunk_rows)
-                    .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
-                    .collect::<Vec<_>>(),
-            )
+            let tables = Tables::new(&row);
+            (0..n)
+                .step_by(chunk_rows)
+                .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
+                .collect::<Vec<_>>()
         })
-        .await??;
+        .await?;
     tracing::info!(
         piles = n,
         chunks = chunks.len(),
@@ -83,12 +81,13 @@ pub fn pack_rows(tables: &Tables, first: usize, end: usize) -> pb::TablesChunk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ValidRow;
     use crate::wire::unpack_code as unpack;
 
     #[test]
     fn packing_round_trips() {
         let piles = [3, 1, 9, 4, 4, 2, 7];
-        let t = Tables::new(&piles, 100).unwrap();
+        let t = Tables::new(&ValidRow::new(&piles[..], 100).unwrap());
         let chunk = pack_rows(&t, 2, 5);
         let mut k = 0;
         for i in 2..5 {

@@ -11,8 +11,7 @@ use std::borrow::Cow;
 
 use tonic::{Code, Status};
 
-use crate::core::row::validate_piles;
-use crate::core::{RowError, Variant};
+use crate::core::{RowError, ValidRow, Variant};
 use crate::wire::convert::variant_from_wire;
 use crate::wire::{LeWidth, WireError, piles_from_le};
 
@@ -232,14 +231,14 @@ impl CaseShape {
 
     /// Validates the case (`case` must be the one the shape was decoded
     /// from): its variant, which field carries the row, and the row. Returns
-    /// the variant and the piles (borrowed from `piles`, or unpacked from
+    /// the variant and the row (borrowed from `piles`, or unpacked from
     /// `piles_le`). An invalid case gets a [`pb::CaseError`] naming the
     /// field and the pile.
     pub fn row<'a>(
         &self,
         case: &'a pb::Case,
         max_piles: usize,
-    ) -> Result<(Variant, Cow<'a, [u64]>), pb::CaseError> {
+    ) -> Result<(Variant, ValidRow<'a>), pb::CaseError> {
         let case_error = |code: CaseErrorCode, field: &str, error: RequestError| pb::CaseError {
             code: code as i32,
             message: error.to_string(),
@@ -283,22 +282,35 @@ impl CaseShape {
             };
             return Err(row_err(CaseErrorCode::TooManyPiles, error));
         }
-        // Unpacked only once its length is known to fit.
+        // Unpacked only once its length is known to fit (the layout checked
+        // that it is a whole number of words).
         let piles = match field {
             PileField::Piles => Cow::Borrowed(case.piles.as_slice()),
-            PileField::PilesLe => Cow::Owned(
-                piles_from_le(&case.piles_le, width)
-                    .expect("the length is a multiple of the width"),
-            ),
+            PileField::PilesLe => match piles_from_le(&case.piles_le, width) {
+                Some(piles) => Cow::Owned(piles),
+                None => {
+                    let error = RequestError::PilesLeLength {
+                        len: case.piles_le.len(),
+                        width: width.bytes(),
+                    };
+                    return Err(case_error(
+                        CaseErrorCode::PilesLeLength,
+                        field.name(),
+                        error,
+                    ));
+                }
+            },
         };
-        validate_piles(&piles).map_err(|e| {
+        let row = ValidRow::new(piles, max_piles).map_err(|e| {
             let code = match e {
+                RowError::Empty => CaseErrorCode::EmptyRow,
+                RowError::TooManyPiles { .. } => CaseErrorCode::TooManyPiles,
                 RowError::ZeroPile { .. } => CaseErrorCode::ZeroPile,
-                _ => CaseErrorCode::PileTooLarge,
+                RowError::PileTooLarge { .. } => CaseErrorCode::PileTooLarge,
             };
             row_err(code, e)
         })?;
-        Ok((variant, piles))
+        Ok((variant, row))
     }
 }
 
@@ -306,7 +318,7 @@ impl CaseShape {
 pub fn check_case(
     case: &pb::Case,
     max_piles: usize,
-) -> Result<(Variant, Cow<'_, [u64]>), pb::CaseError> {
+) -> Result<(Variant, ValidRow<'_>), pb::CaseError> {
     CaseShape::of(case).row(case, max_piles)
 }
 
@@ -342,7 +354,7 @@ mod tests {
         let c = case(vec![1], 2);
         assert_eq!(
             check_case(&c, 10),
-            Ok((Variant::Leftmost, Cow::Borrowed(&[1u64][..])))
+            Ok((Variant::Leftmost, ValidRow::new(&[1u64][..], 1).unwrap()))
         );
     }
 
