@@ -77,8 +77,10 @@ impl fmt::Display for Notice {
                 retry_in,
             } => {
                 write!(f, "{replica}: {error}")?;
-                if *resent > 0 {
-                    write!(f, "; its {resent} unanswered batches are resent")?;
+                match resent {
+                    0 => {}
+                    1 => write!(f, "; its unanswered batch is resent")?,
+                    n => write!(f, "; its {n} unanswered batches are resent")?,
                 }
                 match retry_in {
                     Some(wait) => write!(f, "; retried in {} ms", wait.as_millis()),
