@@ -51,14 +51,26 @@ impl Batch {
     /// Solves every waiting row (in parallel) and empties the batch. The
     /// verdicts are in push order: `true` when the first player wins.
     pub fn solve(&mut self, variant: Variant) -> Vec<bool> {
-        let verdicts = if self.cells < INLINE_CELLS {
-            self.rows
-                .iter()
-                .map(|row| first_player_wins(row, variant))
-                .collect()
-        } else {
-            solve_valid_batch(&self.rows, variant)
-        };
+        let inline = self.cells < INLINE_CELLS;
+        let Ok(verdicts) = self.solve_with(|rows| {
+            Ok::<_, std::convert::Infallible>(if inline {
+                rows.iter()
+                    .map(|row| first_player_wins(row, variant))
+                    .collect()
+            } else {
+                solve_valid_batch(rows, variant)
+            })
+        });
+        verdicts
+    }
+
+    /// Hands every waiting row to `solve` (which returns their verdicts in
+    /// order, or why it stopped) and empties the batch.
+    pub fn solve_with<E>(
+        &mut self,
+        solve: impl FnOnce(&[ValidRow<'static>]) -> Result<Vec<bool>, E>,
+    ) -> Result<Vec<bool>, E> {
+        let verdicts = solve(&self.rows);
         self.rows.clear();
         (self.cells, self.piles) = (0, 0);
         verdicts

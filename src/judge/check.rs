@@ -46,7 +46,8 @@ use std::io::{self, BufRead};
 use crate::core::Variant;
 use crate::ojformat::OjReader;
 
-use super::{OnPool, Pending, SolveBatch};
+use super::{OnPool, SolveBatch};
+use crate::core::batch::Batch;
 
 /// The checker's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -333,14 +334,16 @@ impl<R: BufRead> Checker<R> {
     /// comparing stopped.
     fn flush<S: SolveBatch>(
         &mut self,
-        batch: &mut Pending,
+        batch: &mut Batch,
         variant: Variant,
         solver: &mut S,
     ) -> Result<(), Stop<S::Error>> {
         if self.format_error.is_some() || batch.is_empty() {
             return Ok(());
         }
-        let verdicts = batch.solve(solver, variant).map_err(Stop::Solver)?;
+        let verdicts = batch
+            .solve_with(|rows| solver.solve(rows, variant))
+            .map_err(Stop::Solver)?;
         for expected in verdicts {
             self.compare(expected)?;
             if self.format_error.is_some() {
@@ -393,7 +396,7 @@ pub fn check_with<S: SolveBatch>(
         first_mismatch: None,
         format_error: None,
     };
-    let mut batch = Pending::default();
+    let mut batch = Batch::default();
     let stopped = loop {
         match reader.next_case() {
             Some(Ok(case)) => {

@@ -76,7 +76,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::core::planted::plant_loss;
 use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, leftmost};
 
-use super::{OnPool, Pending, SolveBatch};
+use super::{OnPool, SolveBatch};
+use crate::core::batch::Batch;
 
 /// A family of test rows (also the values of `stonegame gen --family`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -614,7 +615,7 @@ pub fn generate_with<S: SolveBatch>(
         losses: answers.as_ref().map(|_| 0),
     };
     writeln!(input, "{}", rows.total()).map_err(GenError::Input)?;
-    let mut batch = Pending::default();
+    let mut batch = Batch::default();
     let mut line = String::new();
     let total = rows.total();
     for (i, row) in rows.enumerate() {
@@ -627,7 +628,7 @@ pub fn generate_with<S: SolveBatch>(
             batch.push(ValidRow::new(row, MAX_PILES)?);
             if batch.is_full() || i as u64 + 1 == total {
                 let verdicts = batch
-                    .solve(solver, spec.variant)
+                    .solve_with(|rows| solver.solve(rows, spec.variant))
                     .map_err(|e| GenError::Solver(Box::new(e)))?;
                 for wins in verdicts {
                     if !wins {
