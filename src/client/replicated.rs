@@ -206,8 +206,12 @@ enum Event {
     Opened,
     Answer(pb::SolveResponse),
     Draining,
-    /// The last event of a worker; `None`: the stream ended normally.
-    Ended(Option<Status>),
+    /// The last event of a worker. `status`: `None` when the stream ended
+    /// normally; `opened`: whether the stream was open (or refused).
+    Ended {
+        status: Option<Status>,
+        opened: bool,
+    },
 }
 
 /// A worker's event, with its replica and stream.
@@ -216,7 +220,17 @@ type Tagged = (String, u64, Event);
 /// Whether a Solve stream that failed with `status` may be resent to a
 /// replica, and the server's hint of how long to wait. Errors every replica
 /// would give again (a malformed or oversized request) are not retried.
-fn retryable(status: &Status) -> Option<Option<Duration>> {
+/// `opening`: the stream was refused before any batch was sent, where
+/// RESOURCE_EXHAUSTED can only mean the server's limit of concurrent RPCs
+/// (a busy replica, not a request too large).
+fn retryable(status: &Status, opening: bool) -> Option<Option<Duration>> {
+    let hint = || {
+        status
+            .metadata()
+            .get("retry-after-ms")
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+            .map(Duration::from_millis)
+    };
     match status.code() {
         Code::Unavailable
         | Code::Unknown
@@ -226,13 +240,10 @@ fn retryable(status: &Status) -> Option<Option<Duration>> {
         | Code::DeadlineExceeded
         | Code::DataLoss
         | Code::Ok => Some(None),
+        Code::ResourceExhausted if opening => Some(hint()),
         // Busy: the server says when to come back. Without the hint the
         // request could never fit.
-        Code::ResourceExhausted => status
-            .metadata()
-            .get("retry-after-ms")
-            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
-            .map(|ms| Some(Duration::from_millis(ms))),
+        Code::ResourceExhausted => hint().map(Some),
         _ => None,
     }
 }
@@ -414,13 +425,13 @@ fn handle(
             }
             sched.answered(&url, stream, response);
         }
-        Event::Ended(status) => {
+        Event::Ended { status, opened } => {
             if workers.get(&url).is_some_and(|(id, _)| *id == stream) {
                 workers.remove(&url);
             }
             let retry_after = match &status {
                 None => None,
-                Some(s) => match retryable(s) {
+                Some(s) => match retryable(s, !opened) {
                     Some(hint) => hint,
                     // Every replica would say the same.
                     None => return Err(ClientError::Status(s.clone())),
@@ -475,7 +486,10 @@ async fn worker(
     let mut responses = match client.solve(ReceiverStream::new(batches)).await {
         Ok(r) => r.into_inner(),
         Err(status) => {
-            send(Event::Ended(Some(status)));
+            send(Event::Ended {
+                status: Some(status),
+                opened: false,
+            });
             return;
         }
     };
@@ -509,10 +523,10 @@ async fn worker(
             message = responses.message() => {
                 let event = match message {
                     Ok(Some(response)) => Event::Answer(response),
-                    Ok(None) => Event::Ended(None),
-                    Err(status) => Event::Ended(Some(status)),
+                    Ok(None) => Event::Ended { status: None, opened: true },
+                    Err(status) => Event::Ended { status: Some(status), opened: true },
                 };
-                let last = matches!(event, Event::Ended(_));
+                let last = matches!(event, Event::Ended { .. });
                 if !send(event) || last {
                     return;
                 }
@@ -539,7 +553,11 @@ mod tests {
             Code::Internal,
             Code::Cancelled,
         ] {
-            assert_eq!(retryable(&Status::new(code, "x")), Some(None), "{code:?}");
+            assert_eq!(
+                retryable(&Status::new(code, "x"), false),
+                Some(None),
+                "{code:?}"
+            );
         }
         for code in [
             Code::InvalidArgument,
@@ -548,12 +566,22 @@ mod tests {
             Code::Unimplemented,
             Code::PermissionDenied,
         ] {
-            assert_eq!(retryable(&Status::new(code, "x")), None, "{code:?}");
+            assert_eq!(retryable(&Status::new(code, "x"), false), None, "{code:?}");
         }
+        // Refused at the start with RESOURCE_EXHAUSTED: the server's limit
+        // of concurrent RPCs, a busy replica.
+        let full = Status::resource_exhausted("too many concurrent RPCs");
+        assert_eq!(retryable(&full, true), Some(None));
+        assert_eq!(retryable(&Status::unimplemented("x"), true), None);
         let mut busy = Status::resource_exhausted("retry after 250 ms");
         busy.metadata_mut()
             .insert("retry-after-ms", "250".parse().unwrap());
-        assert_eq!(retryable(&busy), Some(Some(Duration::from_millis(250))));
+        for opening in [false, true] {
+            assert_eq!(
+                retryable(&busy, opening),
+                Some(Some(Duration::from_millis(250)))
+            );
+        }
     }
 
     #[test]
