@@ -273,7 +273,9 @@ fn long_row(rng: &mut ChaCha8Rng, n: usize) -> Vec<u64> {
             let base = rng.random_range(1..1_000_000_000u64);
             (0..n).map(|_| base + rng.random_range(0..4)).collect()
         }
-        _ => (0..n).map(|_| rng.random_range(1..=1_000_000_000)).collect(),
+        _ => (0..n)
+            .map(|_| rng.random_range(1..=1_000_000_000))
+            .collect(),
     }
 }
 
@@ -283,7 +285,7 @@ fn long_row(rng: &mut ChaCha8Rng, n: usize) -> Vec<u64> {
 /// then, and the cone's cost within its bound.
 #[test]
 fn long_games_with_small_strides_equal_the_tables() {
-    let mut rng = ChaCha8Rng::seed_from_u64(2026_11_23);
+    let mut rng = ChaCha8Rng::seed_from_u64(20_261_123);
     for (n, stride) in [(2_000, 7), (3_000, 64), (5_000, 300), (2_500, 1)] {
         let piles = long_row(&mut rng, n);
         let t = Tables::new(&piles, n).unwrap();
@@ -314,7 +316,11 @@ fn long_games_with_small_strides_equal_the_tables() {
             // One cone of at most (s + 1)(s + 2)/2 cells per s removals.
             let s = stride as u64;
             let bound = (n as u64 / s + 2) * (s + 1) * (s + 2) / 2;
-            assert!(game.cone_cells() <= bound, "{} > {bound}", game.cone_cells());
+            assert!(
+                game.cone_cells() <= bound,
+                "{} > {bound}",
+                game.cone_cells()
+            );
         }
     }
 }
@@ -380,7 +386,10 @@ fn illegal_moves_are_typed_errors_and_change_nothing() {
             ..
         }
     ));
-    assert_eq!(err.to_string(), "cannot take 5 from the right pile: it holds 4");
+    assert_eq!(
+        err.to_string(),
+        "cannot take 5 from the right pile: it holds 4"
+    );
     assert_eq!(game.state(), state);
     // Any move from a lost position is no blunder.
     assert!(!game.play(Side::Right, 1).unwrap().blunder);
@@ -399,7 +408,10 @@ fn illegal_moves_are_typed_errors_and_change_nothing() {
     let mut left = Game::start(&[2, 1], Variant::Leftmost, &NEVER).unwrap();
     assert_eq!(left.play(Side::Right, 1), Err(MoveError::InvalidSide));
     // (1) alone wins, so the win leaves one stone on the 2.
-    assert_eq!(left.winning_moves(), vec![Move::to_remaining(Side::Left, 2, 1)]);
+    assert_eq!(
+        left.winning_moves(),
+        vec![Move::to_remaining(Side::Left, 2, 1)]
+    );
     left.play(Side::Left, 2).unwrap();
     // One pile left: in the two-ends variant both sides name it.
     let mut one = Game::start(&[2, 5], Variant::TwoEnds, &NEVER).unwrap();
@@ -490,9 +502,7 @@ fn shorten_policy_halves_piles() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     for _ in 0..20 {
         let n = rng.random_range(2..60);
-        let piles: Vec<u64> = (0..n)
-            .map(|_| rng.random_range(1..=1u64 << 62))
-            .collect();
+        let piles: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1u64 << 62)).collect();
         let mut game = Game::start(&piles, Variant::TwoEnds, &NEVER).unwrap();
         let bot = Bot {
             strength: 1.0,
@@ -546,14 +556,17 @@ fn per_move_figures() {
         .unwrap_or_else(|_| vec![1_000, 200_000]);
     for &n in &sizes {
         let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
-        let piles: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1_000_000_000)).collect();
+        let piles: Vec<u64> = (0..n)
+            .map(|_| rng.random_range(1..=1_000_000_000))
+            .collect();
         for &stride in &strides {
             let opts = RowOptions {
                 stride,
                 ..RowOptions::default()
             };
             let t0 = Instant::now();
-            let row = Arc::new(GameRow::with_options(&piles, Variant::TwoEnds, opts, &NEVER).unwrap());
+            let row =
+                Arc::new(GameRow::with_options(&piles, Variant::TwoEnds, opts, &NEVER).unwrap());
             let sweep = t0.elapsed();
             let t1 = Instant::now();
             let mut game = Game::new(Arc::clone(&row));

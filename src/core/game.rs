@@ -341,7 +341,9 @@ impl Game {
         variant: Variant,
         cancelled: &(dyn Fn() -> bool + Sync),
     ) -> Option<Game> {
-        Some(Game::new(Arc::new(GameRow::new(piles, variant, cancelled)?)))
+        Some(Game::new(Arc::new(GameRow::new(
+            piles, variant, cancelled,
+        )?)))
     }
 
     /// The game on `row` in `state`, checked against the row: O(n) for the
@@ -432,8 +434,7 @@ impl Game {
     }
 
     fn refresh_interior(&mut self) {
-        if self.row.variant == Variant::TwoEnds && !self.is_over() && self.last >= self.first + 2
-        {
+        if self.row.variant == Variant::TwoEnds && !self.is_over() && self.last >= self.first + 2 {
             let (p, q) = (self.first + 1, self.last - 1);
             self.row.ensure(&mut self.cone, p, q);
             self.lr = self.row.interior(&self.cone, p, q);

@@ -95,7 +95,9 @@ pub(super) enum Inner {
     TwoEnds(TwoEnds),
     /// `wins[i]`: the player to move wins on `a_i … a_n` (0-based; `wins[n]`
     /// is false), docs/game.md §2.
-    Leftmost { wins: Vec<bool> },
+    Leftmost {
+        wins: Vec<bool>,
+    },
 }
 
 pub(super) struct TwoEnds {
@@ -163,13 +165,13 @@ impl GameRow {
                     let last = (n - 2) / s * s;
                     if last >= 1 {
                         kept.reserve(last / s);
-                        let mut sink = |k: usize, l: &[i8], r: &[i8]| {
+                        let sink = |k: usize, l: &[i8], r: &[i8]| {
                             debug_assert_eq!(k, (kept.len() + 1) * s);
                             let mut bytes = vec![0u8; l.len().div_ceil(2)];
                             pack(l, r, &mut bytes);
                             kept.push(bytes);
                         };
-                        kernel.sweep(s, last, cancelled, &mut sink)?;
+                        kernel.sweep(s, last, cancelled, sink)?;
                     }
                 }
                 Inner::TwoEnds(TwoEnds {
@@ -249,7 +251,8 @@ impl Cone {
 impl TwoEnds {
     fn kept_layer(&self, k: usize) -> Option<&[u8]> {
         let s = self.stride?;
-        (k % s == 0 && k / s >= 1 && k / s <= self.kept.len()).then(|| &self.kept[k / s - 1][..])
+        (k.is_multiple_of(s) && k / s >= 1 && k / s <= self.kept.len())
+            .then(|| &self.kept[k / s - 1][..])
     }
 
     /// The layer a cone for an interval of length `m` starts from.

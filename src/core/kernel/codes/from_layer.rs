@@ -126,7 +126,7 @@ impl RowKernel {
         stride: usize,
         last: usize,
         cancelled: &(dyn Fn() -> bool + Sync),
-        sink: &mut dyn FnMut(usize, &[i8], &[i8]),
+        mut sink: impl FnMut(usize, &[i8], &[i8]),
     ) -> Option<()> {
         assert!(stride >= 1 && (1..=self.n).contains(&last));
         let mut l = vec![LEFT_BIAS; self.n];
@@ -142,7 +142,7 @@ impl RowKernel {
                 run_layers(l, r, target - k + 1, self.opts, &shifted, cancelled)
             })?;
             k = target;
-            if k % stride == 0 {
+            if k.is_multiple_of(stride) {
                 sink(k, &l, &r);
             }
         }
@@ -184,9 +184,23 @@ mod tests {
         let check = |k: usize, c0: usize, l: &[i8], r: &[i8], what: &str| {
             for (c, (&lc, &rc)) in l.iter().zip(r).enumerate() {
                 let (i, j) = (c0 + c, c0 + c + k - 1);
-                let code = |v: i8| if v == super::super::NO_PILE { 0 } else { (v + 2) as u8 };
-                assert_eq!(code(lc - LEFT_BIAS), t.left_code(i, j), "{what}: left[{i}][{j}]");
-                assert_eq!(code(rc - RIGHT_BIAS), t.right_code(i, j), "{what}: right[{i}][{j}]");
+                let code = |v: i8| {
+                    if v == super::super::NO_PILE {
+                        0
+                    } else {
+                        (v + 2) as u8
+                    }
+                };
+                assert_eq!(
+                    code(lc - LEFT_BIAS),
+                    t.left_code(i, j),
+                    "{what}: left[{i}][{j}]"
+                );
+                assert_eq!(
+                    code(rc - RIGHT_BIAS),
+                    t.right_code(i, j),
+                    "{what}: right[{i}][{j}]"
+                );
             }
         };
         for isa in Isa::available() {
@@ -198,7 +212,7 @@ mod tests {
                 };
                 let rk = RowKernel::new(&piles, opts);
                 let mut kept = Vec::new();
-                rk.sweep(700, n - 2, &never, &mut |k, l, r| {
+                rk.sweep(700, n - 2, &never, |k, l: &[i8], r: &[i8]| {
                     kept.push((k, l.to_vec(), r.to_vec()))
                 })
                 .unwrap();
@@ -226,7 +240,7 @@ mod tests {
         let rk = RowKernel::new(&piles, KernelOptions::default());
         let mut calls = 0;
         let stop = || true;
-        assert_eq!(rk.sweep(700, n - 2, &stop, &mut |_, _, _| calls += 1), None);
+        assert_eq!(rk.sweep(700, n - 2, &stop, |_, _, _| calls += 1), None);
         assert_eq!(calls, 0);
     }
 }
