@@ -11,6 +11,7 @@ pub mod bench;
 pub mod check;
 pub mod client;
 pub mod generate;
+pub mod interact;
 pub mod serve;
 pub mod solve;
 pub mod suggest;
@@ -41,6 +42,9 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Generate OJ-format test data.
     Gen(generate::GenArgs),
+    /// Judge a contestant's program that plays the games of an input
+    /// (interactive problem; testlib or Kattis conventions).
+    Interact(interact::InteractArgs),
 }
 
 /// Parses the arguments and runs the command.
@@ -54,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::Client(cmd) => client::run(cmd),
         Command::Check(args) => check::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Interact(args) => interact::run(args),
     }
 }
 
