@@ -12,6 +12,7 @@ pub mod check;
 pub mod client;
 pub mod generate;
 pub mod interact;
+pub mod play;
 pub mod serve;
 pub mod solve;
 pub mod suggest;
@@ -45,6 +46,8 @@ pub enum Command {
     /// Judge a contestant's program that plays the games of an input
     /// (interactive problem; testlib or Kattis conventions).
     Interact(interact::InteractArgs),
+    /// Play a game against the bot in the terminal.
+    Play(play::PlayArgs),
 }
 
 /// Parses the arguments and runs the command.
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Gen(args) => generate::run(args),
         Command::Interact(args) => interact::run(args),
+        Command::Play(args) => play::run(args),
     }
 }
 
