@@ -542,23 +542,29 @@ fn cancelling_the_sweep() {
 }
 
 /// Figures for docs/play.md: start-up (the sweep and the first cone) and
-/// the time per move after it, at n = 1,000 and 200,000, for several
-/// strides. `cargo test --release --test core_game -- --ignored --nocapture`.
+/// the time per move after it, for several row lengths and strides, with
+/// the kernel's verdict of the same row for comparison.
+/// `STRIDES=256,1024 SIZES=1000,200000 cargo test --release --test
+/// core_game per_move_figures -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn per_move_figures() {
-    use std::time::Instant;
-    let strides: Vec<usize> = std::env::var("STRIDES")
-        .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
-        .unwrap_or_else(|_| vec![stonegame::core::game::DEFAULT_STRIDE]);
-    let sizes: Vec<usize> = std::env::var("SIZES")
-        .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
-        .unwrap_or_else(|_| vec![1_000, 200_000]);
+    use std::time::{Duration, Instant};
+    let list = |var: &str, default: Vec<usize>| -> Vec<usize> {
+        std::env::var(var)
+            .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
+            .unwrap_or(default)
+    };
+    let strides = list("STRIDES", vec![stonegame::core::game::DEFAULT_STRIDE]);
+    let sizes = list("SIZES", vec![1_000, 200_000]);
     for &n in &sizes {
         let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
         let piles: Vec<u64> = (0..n)
             .map(|_| rng.random_range(1..=1_000_000_000))
             .collect();
+        let t = Instant::now();
+        let _ = stonegame::core::first_player_wins(&piles, Variant::TwoEnds).unwrap();
+        println!("n={n} kernel verdict {:.3}s", t.elapsed().as_secs_f64());
         for &stride in &strides {
             let opts = RowOptions {
                 stride,
@@ -571,34 +577,41 @@ fn per_move_figures() {
             let t1 = Instant::now();
             let mut game = Game::new(Arc::clone(&row));
             let first_cone = t1.elapsed();
-            // Both players: the bot at strength 0.5 (half perfect, half
-            // random moves), the interactor's policy when lost.
+            // Both players: the bot at strength 0.5 (half its best moves,
+            // half random ones), the interactor's policy when lost. Each
+            // move: the analysis, the bot's choice, the move.
             let bot = Bot {
                 strength: 0.5,
                 seed: 1,
                 when_lost: WhenLost::Shorten,
             };
-            let mut worst = std::time::Duration::ZERO;
+            let mut times: Vec<Duration> = Vec::new();
             let t2 = Instant::now();
-            let mut plies = 0u64;
             while !game.is_over() {
                 let t = Instant::now();
                 let _ = game.analysis();
                 let m = game.bot_move(&bot).unwrap();
                 game.play_move(m).unwrap();
-                worst = worst.max(t.elapsed());
-                plies += 1;
+                times.push(t.elapsed());
             }
             let play = t2.elapsed();
+            times.sort();
+            let pct = |p: f64| times[((times.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e6;
             println!(
-                "n={n} stride={stride} kept={:?} row_bytes={} game_bytes={} sweep={:.3}s first_cone={:.3}ms plies={plies} per_move={:.0}ns worst_move={:.3}ms cone_cells_per_removal={:.0}",
+                "n={n} stride={stride} kept_stride={:?} row_MB={:.2} game_KB={:.0} sweep={:.3}s \
+                 first_cone={:.3}ms plies={} mean={:.0}ns p50={:.2}us p99={:.2}us \
+                 p99.9={:.2}us max={:.2}us cone_cells/removal={:.0}",
                 row.stride(),
-                row.heap_bytes(),
-                game.heap_bytes(),
+                row.heap_bytes() as f64 / 1e6,
+                game.heap_bytes() as f64 / 1e3,
                 sweep.as_secs_f64(),
                 first_cone.as_secs_f64() * 1e3,
-                play.as_secs_f64() * 1e9 / plies as f64,
-                worst.as_secs_f64() * 1e3,
+                times.len(),
+                play.as_secs_f64() * 1e9 / times.len() as f64,
+                pct(0.5),
+                pct(0.99),
+                pct(0.999),
+                pct(1.0),
                 game.cone_cells() as f64 / (n as f64 - 2.0),
             );
         }

@@ -475,7 +475,12 @@ impl Game {
     /// position is lost or the game over). With one pile left the only one
     /// takes it all, reported as a left move (a right move is as good).
     pub fn winning_moves(&self) -> Vec<Move> {
-        let mut out = Vec::with_capacity(2);
+        self.winning().into_iter().flatten().collect()
+    }
+
+    /// [`Game::winning_moves`] without allocating: the left one, the right one.
+    fn winning(&self) -> [Option<Move>; 2] {
+        let mut out = [None, None];
         if self.is_over() {
             return out;
         }
@@ -484,24 +489,29 @@ impl Game {
             Variant::Leftmost => {
                 let rest_wins = self.first < self.last && self.row.suffix_wins(self.first + 1);
                 if !rest_wins {
-                    out.push(Move::to_remaining(Side::Left, x, 0));
+                    out[0] = Some(Move::to_remaining(Side::Left, x, 0));
                 } else if x > 1 {
-                    out.push(Move::to_remaining(Side::Left, x, 1));
+                    out[0] = Some(Move::to_remaining(Side::Left, x, 1));
                 }
             }
             Variant::TwoEnds => match self.ends() {
-                Ends::One => out.push(Move::to_remaining(Side::Left, x, 0)),
+                Ends::One => out[0] = Some(Move::to_remaining(Side::Left, x, 0)),
                 Ends::Two { t, u } => {
                     if t < x {
-                        out.push(Move::to_remaining(Side::Left, x, t));
+                        out[0] = Some(Move::to_remaining(Side::Left, x, t));
                     }
                     if u < self.right {
-                        out.push(Move::to_remaining(Side::Right, self.right, u));
+                        out[1] = Some(Move::to_remaining(Side::Right, self.right, u));
                     }
                 }
             },
         }
         out
+    }
+
+    fn first_winning(&self) -> Option<Move> {
+        let [l, r] = self.winning();
+        l.or(r)
     }
 
     /// Verdict, winning moves and best move (the first winning move, else
@@ -555,8 +565,9 @@ impl Game {
         if self.first == self.last {
             return mv.remaining == 0;
         }
-        self.winning_moves()
+        self.winning()
             .iter()
+            .flatten()
             .any(|w| w.side == mv.side && w.remaining == mv.remaining)
     }
 
@@ -618,6 +629,17 @@ impl Game {
 
     /// The bot's move at this ply; `None` once the game is over.
     pub fn bot_move(&self, bot: &Bot) -> Option<Move> {
+        if self.is_over() {
+            return None;
+        }
+        // No random numbers needed: skip seeding (the same move as below).
+        if bot.strength >= 1.0 {
+            match self.first_winning() {
+                Some(m) => return Some(m),
+                None if bot.when_lost == WhenLost::Prolong => return Some(self.prolong_move()),
+                None => {}
+            }
+        }
         let mut rng = ply_rng(bot.seed, self.ply);
         self.bot_move_with(bot.strength, bot.when_lost, &mut rng)
     }
@@ -636,8 +658,8 @@ impl Game {
         }
         let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
         Some(if optimal {
-            match self.winning_moves().first() {
-                Some(&m) => m,
+            match self.first_winning() {
+                Some(m) => m,
                 None => self.lost_move(when_lost, rng),
             }
         } else {

@@ -82,6 +82,15 @@ fn unpack(bytes: &[u8], i: usize) -> (u8, u8) {
     (nib & 3, nib >> 2)
 }
 
+/// One byte per cell (`left | right << 2`): the cone's layout, which the
+/// compiler vectorises (a cone is written once per cell and read once per
+/// layer, so the halved memory of nibbles is not worth their packing).
+fn pack_bytes(l: &[i8], r: &[i8], out: &mut [u8]) {
+    for ((o, &lc), &rc) in out.iter_mut().zip(l).zip(r) {
+        *o = code2(lc, LEFT_BIAS) | (code2(rc, RIGHT_BIAS) << 2);
+    }
+}
+
 /// Everything a game needs that depends on the row alone: computed once
 /// (the two-ends sweep is O(n²) time), then shared read-only by every game
 /// on the row (it is `Send + Sync`; hold it in an `Arc`).
@@ -231,8 +240,9 @@ pub(super) struct Cone {
     p: usize,
     base: usize,
     top: usize,
-    /// Byte offset of layer `base + t` in `data`.
-    offsets: Vec<usize>,
+    /// Cells at layer `base`.
+    width: usize,
+    /// Layers `base ..= top`, one after the other, a byte per cell.
     data: Vec<u8>,
     buffers: Option<Layers<i8>>,
     /// Cells computed since the game started (for measurements).
@@ -242,9 +252,7 @@ pub(super) struct Cone {
 impl Cone {
     /// Bytes held on the heap.
     pub(super) fn heap_bytes(&self) -> usize {
-        8 * self.offsets.capacity()
-            + self.data.capacity()
-            + self.buffers.as_ref().map_or(0, |b| 4 * b.l.capacity())
+        self.data.capacity() + self.buffers.as_ref().map_or(0, |b| 4 * b.l.capacity())
     }
 }
 
@@ -309,25 +317,19 @@ impl GameRow {
                 st.r[..width].fill(RIGHT_BIAS);
             }
         }
-        let layers = m - base + 1;
-        cone.offsets.clear();
-        let mut bytes = 0;
-        for c in 0..layers {
-            cone.offsets.push(bytes);
-            bytes += (width - c).div_ceil(2);
-        }
+        // Layer `base + t` has `width − t` cells, from byte `offset(t)`.
+        let cells = width * (width + 1) / 2;
         cone.data.clear();
-        cone.data.resize(bytes, 0);
-        pack(
-            &st.l[..width],
-            &st.r[..width],
-            &mut cone.data[cone.offsets[0]..],
-        );
+        cone.data.resize(cells, 0);
+        pack_bytes(&st.l[..width], &st.r[..width], &mut cone.data[..width]);
+        let mut off = width;
         for k in base + 1..=m {
             kernel.advance(p, k - 1, st);
-            let off = cone.offsets[k - base];
-            pack(&st.l[..st.len], &st.r[..st.len], &mut cone.data[off..]);
+            let len = st.len;
+            pack_bytes(&st.l[..len], &st.r[..len], &mut cone.data[off..off + len]);
+            off += len;
         }
+        cone.width = width;
         cone.cells += (width * (width + 1) / 2) as u64;
         cone.valid = true;
         cone.p = p;
@@ -344,8 +346,10 @@ impl GameRow {
             Some(bytes) => unpack(bytes, p),
             None => {
                 debug_assert!(cone.valid && cone.base <= m && m <= cone.top && cone.p <= p);
-                let off = cone.offsets[m - cone.base];
-                unpack(&cone.data[off..], p - cone.p)
+                // Layers base .. base + t − 1 hold w + (w − 1) + … cells.
+                let (t, w) = (m - cone.base, cone.width);
+                let cell = cone.data[t * w - t * (t.saturating_sub(1)) / 2 + (p - cone.p)];
+                (cell & 3, cell >> 2)
             }
         };
         (decode(l2, self.piles[q]), decode(r2, self.piles[p]))
