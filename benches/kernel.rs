@@ -18,6 +18,7 @@ use stonegame::core::kernel::direct::Width;
 use stonegame::core::kernel::{Isa, KernelOptions};
 use stonegame::core::tables::Tables;
 use stonegame::core::verdict::{KernelKind, end_values_with};
+use stonegame::core::{Never, ValidRow};
 
 fn row(n: usize, seed: u64) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -31,11 +32,10 @@ fn cells(n: usize) -> u64 {
 }
 
 fn kernels(c: &mut Criterion) {
-    let never = || false;
     let mut g = c.benchmark_group("verdict_kernel");
     g.sampling_mode(SamplingMode::Flat);
     for n in [1_000usize, 20_000, 200_000] {
-        let piles = row(n, n as u64);
+        let piles = ValidRow::try_from(row(n, n as u64)).expect("random piles are valid");
         g.throughput(Throughput::Elements(cells(n)));
         g.sample_size(if n >= 200_000 { 10 } else { 20 });
         let mut configs = vec![
@@ -53,12 +53,12 @@ fn kernels(c: &mut Criterion) {
                 blocking: true,
             };
             g.bench_with_input(BenchmarkId::new(name, n), &piles, |b, p| {
-                b.iter(|| black_box(end_values_with(p, kind, opts, &never)))
+                b.iter(|| black_box(end_values_with(p, kind, opts, &Never)))
             });
         }
         if n <= 2_000 {
             g.bench_with_input(BenchmarkId::new("tables-o(n2)", n), &piles, |b, p| {
-                b.iter(|| black_box(Tables::new(p, n).unwrap().first_player_wins()))
+                b.iter(|| black_box(Tables::new(p).first_player_wins()))
             });
         }
     }

@@ -31,7 +31,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stonegame::client::Client;
 use stonegame::core::planted::plant_loss;
-use stonegame::core::{Variant, solve_batch};
+use stonegame::core::{ValidRow, Variant, solve_batch};
 use stonegame::service::config::Config;
 use stonegame::service::pb;
 use stonegame::service::{RunningServer, start};
@@ -47,7 +47,10 @@ fn rows(count: usize, n: usize) -> Vec<Vec<u64>> {
                 .map(|_| rng.random_range(1..=1_000_000))
                 .collect();
             let planted = if i % 2 == 0 {
-                plant_loss(&tail).ok().flatten()
+                ValidRow::try_from(&tail[..])
+                    .ok()
+                    .and_then(|tail| plant_loss(&tail))
+                    .map(ValidRow::into_vec)
             } else {
                 None
             };

@@ -15,7 +15,7 @@
 use std::fmt;
 use std::io::{self, BufRead};
 
-use crate::core::{MAX_PILE, MAX_PILES};
+use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow};
 
 /// A place in the input: 1-based line and column (in bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,7 +87,7 @@ pub struct OjCase {
     /// Where the case's `n` was.
     pub position: Position,
     /// The pile sizes, validated: 1 ≤ a_i ≤ 2^63−1, 1 ≤ n ≤ the limit.
-    pub piles: Vec<u64>,
+    pub piles: ValidRow<'static>,
 }
 
 /// Longest token kept for messages; longer ones are cut with `…`.
@@ -357,6 +357,25 @@ impl<R: BufRead> OjReader<R> {
             }
             piles.push(v);
         }
+        // The checks above already hold (they place each error); this one
+        // makes the row a `ValidRow`.
+        let piles = ValidRow::new(piles, self.max_piles).map_err(|e| OjError {
+            case: Some(number),
+            pile: e.pile(),
+            position,
+            kind: match e {
+                RowError::Empty => OjErrorKind::NoPiles,
+                RowError::TooManyPiles { len, max } => {
+                    OjErrorKind::TooManyPiles { n: len as u64, max }
+                }
+                RowError::ZeroPile { pile } => OjErrorKind::ZeroPile { pile },
+                RowError::PileTooLarge { pile, value } => OjErrorKind::TooLarge {
+                    what: format!("pile {pile} of {n}"),
+                    token: value.to_string(),
+                    max: MAX_PILE,
+                },
+            },
+        })?;
         self.read = number;
         Ok(OjCase {
             number,

@@ -12,32 +12,22 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stonegame::core::exhaustive::{Exhaustive, all_rows};
+use stonegame::core::exhaustive::{Exhaustive, after, all_rows};
 use stonegame::core::game::{
     Bot, Game, GameRow, GameState, MoveError, RowOptions, StateError, WhenLost,
 };
 use stonegame::core::moves::{Move, Side, legal_moves};
 use stonegame::core::tables::{Tables, left_step, right_step};
-use stonegame::core::{Variant, analyze};
+use stonegame::core::{Cancelled, Never, ValidRow, Variant, analyze};
 
-const NEVER: fn() -> bool = || false;
-
-/// The row after a legal move (the rules, written out once more).
-fn after(piles: &[u64], m: Move) -> Vec<u64> {
-    let mut out = piles.to_vec();
-    let idx = match m.side {
-        Side::Left => 0,
-        Side::Right => out.len() - 1,
-    };
-    out[idx] -= m.take;
-    if out[idx] == 0 {
-        out.remove(idx);
-    }
-    out
+/// A valid row (panics on an invalid one).
+fn vr(piles: &[u64]) -> ValidRow<'_> {
+    ValidRow::new(piles, usize::MAX).expect("a valid row")
 }
 
 fn row(piles: &[u64], variant: Variant, opts: RowOptions) -> Arc<GameRow> {
-    Arc::new(GameRow::with_options(piles, variant, opts, &NEVER).expect("not cancelled"))
+    let Ok(row) = GameRow::with_options(&vr(piles), variant, opts, &Never);
+    Arc::new(row)
 }
 
 /// The options tried on small rows: the default (one full table per game)
@@ -83,7 +73,7 @@ fn check_position(game: &Game, ex: &mut Exhaustive) {
     }
     assert_eq!(bot, a.best_move);
     // The analysis is the core's analysis of the live row.
-    assert_eq!(a, analyze(&piles, variant).unwrap(), "{}", what());
+    assert_eq!(a, analyze(&vr(&piles), variant), "{}", what());
 }
 
 /// Visits every position reachable on `piles` (each state once), checks it,
@@ -92,7 +82,7 @@ fn check_position(game: &Game, ex: &mut Exhaustive) {
 fn visit_all(piles: &[u64], variant: Variant, opts: RowOptions, ex: &mut Exhaustive) -> usize {
     let row = row(piles, variant, opts);
     let mut seen = HashSet::new();
-    let mut stack = vec![GameState::initial(piles)];
+    let mut stack = vec![GameState::initial(&vr(piles))];
     while let Some(state) = stack.pop() {
         if !seen.insert(state) {
             continue;
@@ -167,7 +157,7 @@ fn the_perfect_bot_never_loses_a_won_position() {
                 when_lost: WhenLost::Shorten,
             };
             // Bot to move in every state on the stack.
-            let mut stack = vec![GameState::initial(&piles)];
+            let mut stack = vec![GameState::initial(&vr(&piles))];
             let mut seen = HashSet::new();
             while let Some(state) = stack.pop() {
                 if !seen.insert(state) {
@@ -288,7 +278,7 @@ fn long_games_with_small_strides_equal_the_tables() {
     let mut rng = ChaCha8Rng::seed_from_u64(20_261_123);
     for (n, stride) in [(2_000, 7), (3_000, 64), (5_000, 300), (2_500, 1)] {
         let piles = long_row(&mut rng, n);
-        let t = Tables::new(&piles, n).unwrap();
+        let t = Tables::new(&vr(&piles));
         let opts = RowOptions {
             stride,
             full_table_max_piles: 0,
@@ -304,7 +294,7 @@ fn long_games_with_small_strides_equal_the_tables() {
                 check_against_tables(&game, &t);
                 if rng.random_range(0..400) == 0 {
                     let now = game.piles_now();
-                    let a = analyze(&now, Variant::TwoEnds).unwrap();
+                    let a = analyze(&vr(&now), Variant::TwoEnds);
                     assert_eq!(game.analysis().unwrap(), a);
                 }
                 let before = game.live();
@@ -373,7 +363,7 @@ fn resume_equals_the_uninterrupted_game() {
 
 #[test]
 fn illegal_moves_are_typed_errors_and_change_nothing() {
-    let mut game = Game::start(&[3, 1, 9, 4], Variant::TwoEnds, &NEVER).unwrap();
+    let Ok(mut game) = Game::start(&vr(&[3, 1, 9, 4]), Variant::TwoEnds, &Never);
     assert!(!game.mover_wins());
     let state = game.state();
     assert_eq!(game.play(Side::Left, 0), Err(MoveError::TakeZero));
@@ -405,7 +395,7 @@ fn illegal_moves_are_typed_errors_and_change_nothing() {
     assert_eq!(game.bot_move(&Bot::perfect()), None);
     assert_eq!(game.state().left_size, 0);
 
-    let mut left = Game::start(&[2, 1], Variant::Leftmost, &NEVER).unwrap();
+    let Ok(mut left) = Game::start(&vr(&[2, 1]), Variant::Leftmost, &Never);
     assert_eq!(left.play(Side::Right, 1), Err(MoveError::InvalidSide));
     // (1) alone wins, so the win leaves one stone on the 2.
     assert_eq!(
@@ -414,7 +404,7 @@ fn illegal_moves_are_typed_errors_and_change_nothing() {
     );
     left.play(Side::Left, 2).unwrap();
     // One pile left: in the two-ends variant both sides name it.
-    let mut one = Game::start(&[2, 5], Variant::TwoEnds, &NEVER).unwrap();
+    let Ok(mut one) = Game::start(&vr(&[2, 5]), Variant::TwoEnds, &Never);
     one.play(Side::Left, 2).unwrap();
     assert_eq!((one.left_size(), one.right_size()), (5, 5));
     assert!(one.play(Side::Right, 2).is_ok());
@@ -503,7 +493,7 @@ fn shorten_policy_halves_piles() {
     for _ in 0..20 {
         let n = rng.random_range(2..60);
         let piles: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1u64 << 62)).collect();
-        let mut game = Game::start(&piles, Variant::TwoEnds, &NEVER).unwrap();
+        let Ok(mut game) = Game::start(&vr(&piles), Variant::TwoEnds, &Never);
         let bot = Bot {
             strength: 1.0,
             seed: rng.random(),
@@ -536,9 +526,10 @@ fn cancelling_the_sweep() {
         kernel: None,
     };
     let stop = || true;
-    assert!(GameRow::with_options(&piles, Variant::TwoEnds, opts, &stop).is_none());
+    let cancelled = GameRow::with_options(&vr(&piles), Variant::TwoEnds, opts, &stop);
+    assert_eq!(cancelled.err(), Some(Cancelled));
     // Nothing to sweep: never polled.
-    assert!(GameRow::new(&piles[..500], Variant::TwoEnds, &stop).is_some());
+    assert!(GameRow::new(&vr(&piles[..500]), Variant::TwoEnds, &stop).is_ok());
 }
 
 /// Figures for docs/play.md: start-up (the sweep and the first cone) and
@@ -563,7 +554,7 @@ fn per_move_figures() {
             .map(|_| rng.random_range(1..=1_000_000_000))
             .collect();
         let t = Instant::now();
-        let _ = stonegame::core::first_player_wins(&piles, Variant::TwoEnds).unwrap();
+        let _ = stonegame::core::first_player_wins(&vr(&piles), Variant::TwoEnds);
         println!("n={n} kernel verdict {:.3}s", t.elapsed().as_secs_f64());
         for &stride in &strides {
             let opts = RowOptions {
@@ -571,8 +562,8 @@ fn per_move_figures() {
                 ..RowOptions::default()
             };
             let t0 = Instant::now();
-            let row =
-                Arc::new(GameRow::with_options(&piles, Variant::TwoEnds, opts, &NEVER).unwrap());
+            let Ok(row) = GameRow::with_options(&vr(&piles), Variant::TwoEnds, opts, &Never);
+            let row = Arc::new(row);
             let sweep = t0.elapsed();
             let t1 = Instant::now();
             let mut game = Game::new(Arc::clone(&row));

@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::num::NonZero;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -17,8 +18,9 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Code;
 use tonic::transport::Channel;
+use tonic_types::StatusExt;
 
-use common::case;
+use common::{case, valid};
 
 const TWO: pb::Variant = pb::Variant::TwoEnds;
 
@@ -89,7 +91,7 @@ fn error_of(r: &pb::SolveResponse, i: usize) -> pb::CaseError {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
-    let server = common::server(|c| c.limits.max_piles = 100).await;
+    let server = common::server(|c| c.limits.max_piles = NonZero::new(100).unwrap()).await;
     let mut client = common::client(&server).await;
     let cases = vec![
         case("a", vec![3, 1, 9, 4], TWO),
@@ -114,7 +116,7 @@ async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
     assert!(!verdict(2));
     assert_eq!(
         verdict(7),
-        first_player_wins(&[5, 3], Variant::Leftmost).unwrap()
+        first_player_wins(&valid(&[5, 3]), Variant::Leftmost)
     );
     let err = |i: usize| error_of(&r, i);
     let e = err(1);
@@ -141,7 +143,7 @@ async fn invalid_cases_get_errors_and_their_neighbours_verdicts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn piles_le_errors_are_case_errors_naming_the_field() {
     use stonegame::client::solve_case;
-    let server = common::server(|c| c.limits.max_piles = 100).await;
+    let server = common::server(|c| c.limits.max_piles = NonZero::new(100).unwrap()).await;
     let mut client = common::client(&server).await;
     let mut both = solve_case("both", &[3, 1, 9, 4], Variant::TwoEnds);
     both.piles = vec![3, 1, 9, 4];
@@ -194,7 +196,7 @@ async fn piles_le_errors_are_case_errors_naming_the_field() {
     assert!(verdict(3));
     assert_eq!(
         verdict(7),
-        first_player_wins(&[5, 3], Variant::Leftmost).unwrap()
+        first_player_wins(&valid(&[5, 3]), Variant::Leftmost)
     );
     let err = |i: usize| error_of(&r, i);
     let e = err(1);
@@ -238,10 +240,10 @@ async fn piles_le_errors_are_case_errors_naming_the_field() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limits_breaches_are_clear_statuses() {
     let server = common::server(|c| {
-        c.limits.max_piles = 100;
-        c.limits.max_cases_per_batch = 10;
-        c.limits.max_message_bytes = 4_000;
-        c.limits.max_table_piles = 50;
+        c.limits.max_piles = NonZero::new(100).unwrap();
+        c.limits.max_cases_per_batch = NonZero::new(10).unwrap();
+        c.limits.max_message_bytes = NonZero::new(4_000).unwrap();
+        c.limits.max_table_piles = NonZero::new(50).unwrap();
     })
     .await;
     let mut client = common::client(&server).await;
@@ -471,7 +473,9 @@ async fn a_passed_deadline_stops_suggest_move() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admission_control_refuses_with_a_retry_hint() {
     // Room for the huge case (≈ 2·10^10 cells) but not for one more large one.
-    let server = common::server(|c| c.limits.max_cells_in_flight = 20_100_000_000).await;
+    let server =
+        common::server(|c| c.limits.max_cells_in_flight = NonZero::new(20_100_000_000).unwrap())
+            .await;
     let (tx, responses) = hold_huge_case(&server, 200_000).await;
     let mut client = common::client(&server).await;
 
@@ -480,7 +484,17 @@ async fn admission_control_refuses_with_a_retry_hint() {
         .unwrap_err();
     assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
     assert!(s.message().contains("retry after"), "{s:?}");
-    assert!(s.metadata().get("retry-after-ms").is_some(), "{s:?}");
+    let header: u64 = s
+        .metadata()
+        .get("retry-after-ms")
+        .expect("retry-after-ms")
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The standard google.rpc.RetryInfo detail says the same.
+    let info = s.get_details_retry_info().expect("a RetryInfo detail");
+    assert_eq!(info.retry_delay, Some(Duration::from_millis(header)));
     let s = client
         .suggest_move(suggest_req(huge_row(20_000, 6), None))
         .await
@@ -501,7 +515,8 @@ async fn admission_control_refuses_with_a_retry_hint() {
     assert!(r.results[0].error.is_none());
 
     // A request larger than the whole budget is refused without a hint.
-    let server = common::server(|c| c.limits.max_cells_in_flight = 1_000).await;
+    let server =
+        common::server(|c| c.limits.max_cells_in_flight = NonZero::new(1_000).unwrap()).await;
     let mut client = common::client(&server).await;
     let s = solve_once(&mut client, vec![case("x", vec![1; 100], TWO)])
         .await
@@ -509,9 +524,10 @@ async fn admission_control_refuses_with_a_retry_hint() {
     assert_eq!(s.code(), Code::ResourceExhausted);
     assert!(s.message().contains("split it"), "{s:?}");
     assert!(s.metadata().get("retry-after-ms").is_none());
+    assert!(s.get_details_retry_info().is_none());
 
     // The piles budget (memory held by admitted requests) works the same way.
-    let server = common::server(|c| c.limits.max_piles_in_flight = 50).await;
+    let server = common::server(|c| c.limits.max_piles_in_flight = NonZero::new(50).unwrap()).await;
     let mut client = common::client(&server).await;
     let s = solve_once(
         &mut client,
@@ -526,7 +542,7 @@ async fn admission_control_refuses_with_a_retry_hint() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_rpc_limit_refuses_then_recovers() {
-    let server = common::server(|c| c.limits.max_concurrent_rpcs = 1).await;
+    let server = common::server(|c| c.limits.max_concurrent_rpcs = NonZero::new(1).unwrap()).await;
     let mut client = common::client(&server).await;
     // An open Solve stream holds the only slot.
     let (tx, rx) = mpsc::channel(1);

@@ -6,13 +6,14 @@
 
 mod common;
 
+use std::num::NonZero;
 use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
 
 use stonegame::client::Client;
 use stonegame::core::Variant;
 use stonegame::judge::check::{CheckReport, Verdict, check};
 use stonegame::judge::generate::{Family, GenSpec};
-use stonegame::service::convert::report_from_pb;
 use stonegame::service::pb;
 use stonegame::service::pb::check_request::Part;
 use stonegame::service::pb::stone_game_client::StoneGameClient;
@@ -98,7 +99,7 @@ async fn check_rpc(
     msgs: Vec<pb::CheckRequest>,
 ) -> Result<CheckReport, tonic::Status> {
     let response = client.check(futures::stream::iter(msgs)).await?;
-    Ok(report_from_pb(response.into_inner()).expect("a valid response"))
+    Ok(CheckReport::try_from(response.into_inner()).expect("a valid response"))
 }
 
 fn pb_variant(v: Variant) -> pb::Variant {
@@ -301,7 +302,8 @@ async fn check_judges_a_large_file_in_every_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_beyond_the_byte_limit_is_resource_exhausted_then_serves() {
-    let server = common::server(|c| c.limits.max_check_bytes = 256 << 10).await;
+    let server =
+        common::server(|c| c.limits.max_check_bytes = NonZero::new(256 << 10).unwrap()).await;
     let mut client = common::client(&server).await;
     let (input, answers) = gen_strings(&spec(Family::Random, 12_000, 40, 1_000_000_000, 4));
     assert!(input.len() > 2 << 20, "{}", input.len());
@@ -379,7 +381,7 @@ async fn check_variant_errors_are_invalid_argument() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_and_generate_stop_when_the_client_goes_away() {
-    let server = common::server(|c| c.limits.max_concurrent_rpcs = 1).await;
+    let server = common::server(|c| c.limits.max_concurrent_rpcs = NonZero::new(1).unwrap()).await;
     let url = server.addr.to_string();
     // A Check whose client vanishes mid-stream.
     {
@@ -410,6 +412,8 @@ async fn check_and_generate_stop_when_the_client_goes_away() {
         .await;
         call.abort();
         drop(tx);
+        // The checker's job holds the slot until it returns: released, it
+        // stopped waiting for the rest of the input.
         common::eventually_async("the check's slot is released", || {
             let mut other = other.clone();
             async move {
@@ -433,10 +437,20 @@ async fn check_and_generate_stop_when_the_client_goes_away() {
             seed: 1,
             variant: 0,
         };
+        let metrics = &server.metrics;
+        let started_before = metrics.cases_started.load(Ordering::Relaxed);
+        let completed_before = metrics.cases_completed.load(Ordering::Relaxed);
         let mut stream = client.generate(request).await.unwrap().into_inner();
         let first = stream.message().await.unwrap().unwrap();
         assert!(!first.input_chunk.is_empty());
-        drop(stream);
+        // Read on until the generator solves its first batch of answers.
+        let reader = tokio::spawn(async move { while let Ok(Some(_)) = stream.message().await {} });
+        common::eventually("the generator solves its first batch", || {
+            metrics.cases_started.load(Ordering::Relaxed) > started_before
+        })
+        .await;
+        reader.abort();
+        let _ = reader.await;
         drop(client);
         let mut other = Client::connect(&url).await.unwrap();
         common::eventually_async("the generator stops and releases its slot", || {
@@ -449,6 +463,12 @@ async fn check_and_generate_stop_when_the_client_goes_away() {
             }
         })
         .await;
+        // The slot is released when the generator returns: it stopped far
+        // short of its million cases (one ignoring the closed stream would
+        // have solved them all before returning).
+        let solved = metrics.cases_completed.load(Ordering::Relaxed) - completed_before;
+        assert!(solved < 500_000, "{solved} cases solved");
+        assert_eq!(server.state.budget.in_flight(), 0);
         let r = other
             .suggest(vec![3, 1, 9, 4], Variant::TwoEnds, None, 0)
             .await
@@ -513,8 +533,8 @@ async fn generate_returns_the_library_bytes_for_every_family() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_bad_parameters_are_refused_naming_the_problem() {
     let server = common::server(|c| {
-        c.limits.max_generate_cases = 5_000;
-        c.limits.max_generate_piles = 100_000;
+        c.limits.max_generate_cases = NonZero::new(5_000).unwrap();
+        c.limits.max_generate_piles = NonZero::new(100_000).unwrap();
     })
     .await;
     let mut client = common::client(&server).await;

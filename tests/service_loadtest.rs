@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::num::NonZero;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -69,7 +70,7 @@ async fn open_loop_sends_exactly_the_requests_on_schedule() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_request_ends_the_test_with_its_status() {
-    let server = common::server(|c| c.limits.max_piles = 10).await;
+    let server = common::server(|c| c.limits.max_piles = NonZero::new(10).unwrap()).await;
     let url = server.addr.to_string();
     for rate in [None, Some(1_000.0)] {
         let spec = LoadSpec {

@@ -21,6 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::core::kernel::direct::Width;
 use crate::core::kernel::{Isa, KernelOptions};
 use crate::core::verdict::{KernelKind, end_values_with};
+use crate::core::{Never, RowError, ValidRow};
 
 use super::fail;
 
@@ -51,14 +52,13 @@ pub fn random_row(n: usize, max_a: u64, seed: u64) -> Vec<u64> {
 }
 
 /// Seconds per verdict of `row` with `opts` (best of a few runs).
-fn time_kernel(row: &[u64], kind: KernelKind, opts: KernelOptions, budget: Duration) -> f64 {
-    let never = || false;
+fn time_kernel(row: &ValidRow<'_>, kind: KernelKind, opts: KernelOptions, budget: Duration) -> f64 {
     let mut best = f64::INFINITY;
     let start = Instant::now();
     let mut runs = 0;
     while runs < 3 || (start.elapsed() < budget && runs < 50) {
         let t = Instant::now();
-        let ends = end_values_with(row, kind, opts, &never);
+        let Ok(ends) = end_values_with(row, kind, opts, &Never);
         std::hint::black_box(ends);
         best = best.min(t.elapsed().as_secs_f64());
         runs += 1;
@@ -75,7 +75,7 @@ fn kind_name(kind: KernelKind) -> &'static str {
     }
 }
 
-fn kernel_table(quick: bool) {
+fn kernel_table(quick: bool) -> Result<(), RowError> {
     println!("## Verdict kernel: cell updates per second (random piles 1..=10^9)");
     println!();
     println!("| n | kernel | instruction set | cores | time per row | cell updates/s |");
@@ -88,7 +88,7 @@ fn kernel_table(quick: bool) {
     let threads = rayon::current_num_threads();
     let best = Isa::detect();
     for &n in sizes {
-        let row = random_row(n, 1_000_000_000, n as u64);
+        let row = ValidRow::new(random_row(n, 1_000_000_000, n as u64), n)?;
         let cells = (n as f64) * (n as f64 - 1.0) / 2.0;
         let budget = Duration::from_millis(if quick { 200 } else { 1500 });
         let mut configs: Vec<(KernelKind, Isa, bool)> = Vec::new();
@@ -121,6 +121,7 @@ fn kernel_table(quick: bool) {
         }
     }
     println!();
+    Ok(())
 }
 
 /// Wall time and peak RSS (KiB) of one process run with `input` on stdin.
@@ -271,7 +272,9 @@ pub fn run(args: BenchArgs) -> ExitCode {
         Isa::detect().name()
     );
     println!();
-    kernel_table(args.quick);
+    if let Err(e) = kernel_table(args.quick) {
+        return fail(e);
+    }
     if !args.kernel_only
         && let Err(e) = process_table(&args)
     {

@@ -20,11 +20,11 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::client::{Client, ClientError, LoadReport, LoadRpc, LoadSpec, loadtest, solve_case};
+use crate::core::Move;
 use crate::core::Variant;
 use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
-use crate::service::convert::move_from_pb;
-use crate::service::pb;
+use crate::wire::pb;
 
 use super::suggest::parse_pile;
 use super::{VariantArg, fail, open_input};
@@ -320,10 +320,14 @@ async fn run_suggest(args: SuggestArgs) -> ExitCode {
             } else {
                 println!("verdict: 0 (the player to move loses against perfect play)");
             }
-            for m in r.winning_moves.iter().filter_map(move_from_pb) {
+            for m in r
+                .winning_moves
+                .iter()
+                .filter_map(|m| Move::try_from(m).ok())
+            {
                 println!("winning move: {m}");
             }
-            if let Some(m) = r.chosen.as_ref().and_then(move_from_pb) {
+            if let Some(m) = r.chosen.as_ref().and_then(|m| Move::try_from(m).ok()) {
                 println!("chosen move: {m}");
             }
             println!("explanation: {}", r.explanation);

@@ -39,7 +39,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::core::game::{Bot, Game, GameRow, WhenLost};
-use crate::core::{Move, Side, Variant};
+use crate::core::{Move, Never, Side, ValidRow, Variant};
 use crate::judge::check::Verdict;
 use crate::ojformat::OjReader;
 
@@ -296,7 +296,7 @@ fn wait_for(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
 }
 
 /// The rows of INPUT, or the `FAIL` message.
-fn read_rows(path: &Path) -> Result<Vec<Vec<u64>>, String> {
+fn read_rows(path: &Path) -> Result<Vec<ValidRow<'static>>, String> {
     let input = super::open_input(Some(path))
         .map_err(|e| format!("cannot open the input {}: {e}", path.display()))?;
     let reader = OjReader::new(input).map_err(|e| format!("bad input: {e}"))?;
@@ -565,16 +565,15 @@ fn parse_move(line: &str) -> Option<(Side, Option<u64>)> {
 /// Plays every game; the first failure ends the run.
 fn play_all(
     session: &mut Session<'_>,
-    rows: &[Vec<u64>],
+    rows: &[ValidRow<'static>],
     variant: Variant,
     bot: &dyn Fn(usize) -> Bot,
 ) -> Outcome {
-    let never = || false;
     session.send(&rows.len().to_string());
     let (mut plies, mut seats) = (0u64, [0usize; 2]);
     for (g, piles) in rows.iter().enumerate() {
         let number = g + 1;
-        let row = GameRow::new(piles, variant, &never).expect("never cancelled");
+        let Ok(row) = GameRow::new(piles, variant, &Never);
         let mut game = Game::new(Arc::new(row));
         let bot = bot(g);
         let first_wins = game.mover_wins();

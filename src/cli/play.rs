@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::core::game::{Bot, Game, GameRow, WhenLost};
-use crate::core::{MAX_PILES, Move, Side, Variant, validate_row};
+use crate::core::{MAX_PILES, Move, Never, Side, ValidRow, Variant};
 
 use super::interact::protocol_move;
 use super::suggest::parse_pile;
@@ -127,17 +127,12 @@ pub fn play(args: &PlayArgs, input: impl BufRead, mut out: impl Write) -> io::Re
         .enumerate()
         .map(|(i, t)| parse_pile(i + 1, t))
         .collect();
-    let piles = match piles.and_then(|p| {
-        validate_row(&p, MAX_PILES)
-            .map(|()| p)
-            .map_err(|e| e.to_string())
-    }) {
+    let piles = match piles.and_then(|p| ValidRow::new(p, MAX_PILES).map_err(|e| e.to_string())) {
         Ok(p) => p,
         Err(e) => return Ok(fail(e)),
     };
     let variant: Variant = args.variant.into();
-    let never = || false;
-    let row = GameRow::new(&piles, variant, &never).expect("never cancelled");
+    let Ok(row) = GameRow::new(&piles, variant, &Never);
     let mut game = Game::new(Arc::new(row));
     let bot = Bot {
         strength: args.strength,

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::core::{MAX_PILE, RowError, Variant, analyze};
+use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, analyze};
 
 use super::{VariantArg, fail};
 
@@ -46,29 +46,25 @@ pub fn run(args: SuggestArgs) -> ExitCode {
         .enumerate()
         .map(|(i, t)| parse_pile(i + 1, t))
         .collect();
-    let piles = match piles {
-        Ok(p) => p,
+    let row = match piles.and_then(|p| ValidRow::new(p, MAX_PILES).map_err(|e| e.to_string())) {
+        Ok(row) => row,
         Err(e) => return fail(e),
     };
     let variant: Variant = args.variant.into();
-    match analyze(&piles, variant) {
-        Ok(a) => {
-            println!("variant: {variant}");
-            println!("piles: {}", piles.len());
-            if a.first_player_wins {
-                println!("verdict: 1 (the player to move wins)");
-                for m in &a.winning_moves {
-                    println!("winning move: {m}");
-                }
-            } else {
-                println!("verdict: 0 (the player to move loses against perfect play)");
-                println!(
-                    "bot move: {} (no move wins; the bot prolongs the game)",
-                    a.best_move
-                );
-            }
-            ExitCode::SUCCESS
+    let a = analyze(&row, variant);
+    println!("variant: {variant}");
+    println!("piles: {}", row.len());
+    if a.first_player_wins {
+        println!("verdict: 1 (the player to move wins)");
+        for m in &a.winning_moves {
+            println!("winning move: {m}");
         }
-        Err(e) => fail(e),
+    } else {
+        println!("verdict: 0 (the player to move loses against perfect play)");
+        println!(
+            "bot move: {} (no move wins; the bot prolongs the game)",
+            a.best_move
+        );
     }
+    ExitCode::SUCCESS
 }

@@ -29,10 +29,8 @@ use crate::core::Variant;
 use crate::core::tables::decode;
 use crate::judge::check::CheckReport;
 use crate::judge::generate::GenSpec;
-use crate::service::convert::{LeWidth, piles_to_le, report_from_pb, variant_to_pb};
-use crate::service::pb;
-use crate::service::pb::stone_game_client::StoneGameClient;
-use crate::service::tables::unpack;
+use crate::wire::pb::stone_game_client::StoneGameClient;
+use crate::wire::{LeWidth, MAX_FRAME_SIZE, pb, piles_to_le, unpack_code};
 
 pub mod load;
 
@@ -40,11 +38,6 @@ pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
 
 /// Largest response message the client accepts.
 const MAX_MESSAGE: usize = 64 << 20;
-
-/// The largest HTTP/2 frame the client accepts: as the server's
-/// ([`crate::service::server::MAX_FRAME_SIZE`]), so large responses (tables,
-/// generated data) also travel in few frames.
-const MAX_FRAME_SIZE: u32 = crate::service::server::MAX_FRAME_SIZE;
 
 /// Why a client call failed.
 #[derive(Debug, thiserror::Error)]
@@ -134,7 +127,7 @@ pub fn solve_case(id: impl Into<String>, piles: &[u64], variant: Variant) -> pb:
     pb::Case {
         id: id.into(),
         piles: Vec::new(),
-        variant: variant_to_pb(variant) as i32,
+        variant: pb::Variant::from(variant) as i32,
         piles_le,
         piles_le_width,
     }
@@ -159,7 +152,7 @@ pub fn generate_request(spec: &GenSpec) -> pb::GenerateRequest {
         max_n: spec.max_n,
         max_a: spec.max_a,
         seed: spec.seed,
-        variant: variant_to_pb(spec.variant) as i32,
+        variant: pb::Variant::from(spec.variant) as i32,
     }
 }
 
@@ -263,7 +256,7 @@ impl Client {
         answer: impl Read + Send + 'static,
         variant: Variant,
     ) -> Result<CheckReport, ClientError> {
-        let raw = variant_to_pb(variant) as i32;
+        let raw = pb::Variant::from(variant) as i32;
         let (tx, rx) = mpsc::channel::<Result<pb::CheckRequest, ()>>(4);
         // The first message carries the variant even if both files are empty.
         let first = pb::CheckRequest {
@@ -292,8 +285,8 @@ impl Client {
                 }
             }
         };
-        report_from_pb(response.into_inner())
-            .ok_or_else(|| ClientError::Protocol("a Check response without a verdict".into()))
+        CheckReport::try_from(response.into_inner())
+            .map_err(|e| ClientError::Protocol(format!("a Check response is malformed: {e}")))
     }
 
     /// Opens a Generate stream for `spec`: the input in `input_chunk`s, the
@@ -319,7 +312,7 @@ impl Client {
     ) -> Result<pb::SuggestMoveResponse, ClientError> {
         let req = pb::SuggestMoveRequest {
             piles,
-            variant: variant_to_pb(variant) as i32,
+            variant: pb::Variant::from(variant) as i32,
             strength,
             seed,
         };
@@ -360,8 +353,8 @@ impl Client {
                 )));
             }
             for k in 0..entries {
-                let (l, r) = unpack(&chunk.left_codes, k)
-                    .zip(unpack(&chunk.right_codes, k))
+                let (l, r) = unpack_code(&chunk.left_codes, k)
+                    .zip(unpack_code(&chunk.right_codes, k))
                     .ok_or_else(|| {
                         ClientError::Protocol("a chunk holds fewer codes than it says".into())
                     })?;

@@ -36,8 +36,9 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::cancel::Cancel;
 use super::moves::{Analysis, Move, Side};
-use super::row::Variant;
+use super::row::{ValidRow, Variant};
 use super::tables::{left_step, right_step};
 
 pub use layers::{DEFAULT_STRIDE, FULL_TABLE_MAX_PILES, GameRow, RowOptions};
@@ -124,8 +125,8 @@ impl GameState {
     /// Bytes of [`GameState::to_bytes`].
     pub const BYTES: usize = 40;
 
-    /// The start of a game on `piles` (a valid row).
-    pub fn initial(piles: &[u64]) -> GameState {
+    /// The start of a game on `piles`.
+    pub fn initial(piles: &ValidRow<'_>) -> GameState {
         GameState {
             first: 0,
             last: piles.len() as u64 - 1,
@@ -177,7 +178,7 @@ impl GameState {
 
     /// Checks that this state is a position reachable on `piles` in
     /// `variant` (every such state is: the players' strategies are free).
-    pub fn validate(&self, piles: &[u64], variant: Variant) -> Result<(), StateError> {
+    pub fn validate(&self, piles: &ValidRow<'_>, variant: Variant) -> Result<(), StateError> {
         let n = piles.len();
         let (first, last) = (self.first, self.last);
         if first > last || last >= n as u64 {
@@ -334,16 +335,14 @@ impl Game {
         Game::resume(row, state).expect("the initial state is valid")
     }
 
-    /// Prepares `piles` (a valid row) and starts a game on it; `None` if
-    /// `cancelled` returned true during the sweep (see [`GameRow::new`]).
-    pub fn start(
-        piles: &[u64],
+    /// Prepares `piles` and starts a game on it; the stop of `cancel` if it
+    /// stopped the sweep (see [`GameRow::new`]).
+    pub fn start<C: Cancel + ?Sized>(
+        piles: &ValidRow<'_>,
         variant: Variant,
-        cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Option<Game> {
-        Some(Game::new(Arc::new(GameRow::new(
-            piles, variant, cancelled,
-        )?)))
+        cancel: &C,
+    ) -> Result<Game, C::Stop> {
+        Ok(Game::new(Arc::new(GameRow::new(piles, variant, cancel)?)))
     }
 
     /// The game on `row` in `state`, checked against the row: O(n) for the

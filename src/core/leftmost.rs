@@ -1,22 +1,28 @@
-//! The leftmost-only variant (SPEC §2): moves take from the leftmost pile.
+//! The leftmost-only variant (docs/game.md §2): moves take from the leftmost pile.
 //!
 //! `g(i)` — "the player to move wins on piles i..n" — satisfies
 //! `g(n+1) = false` and `g(i) = a_i > 1 || !g(i+1)`. O(n) time, O(1) memory.
 
-/// Does the player to move win on `piles` (leftmost-only moves)?
-/// An empty row is a loss.
-pub fn first_player_wins(piles: &[u64]) -> bool {
+use super::row::ValidRow;
+
+/// `g` of any row of positive piles; an empty row is a loss.
+fn wins(piles: &[u64]) -> bool {
     piles
         .iter()
         .rev()
         .fold(false, |g_next, &a| a > 1 || !g_next)
 }
 
+/// Does the player to move win on `row` (leftmost-only moves)?
+pub fn first_player_wins(row: &ValidRow<'_>) -> bool {
+    wins(row)
+}
+
 /// The pile size the leftmost pile should be reduced to, if the position is
 /// won: 0 (take it all) when the rest is lost, else 1. `None` when lost.
-pub fn winning_remaining(piles: &[u64]) -> Option<u64> {
-    let (&first, rest) = piles.split_first()?;
-    let rest_wins = first_player_wins(rest);
+pub fn winning_remaining(row: &ValidRow<'_>) -> Option<u64> {
+    let first = row.first_pile();
+    let rest_wins = wins(&row[1..]);
     match (first > 1, rest_wins) {
         (true, false) => Some(0),
         (true, true) => Some(1),

@@ -2,21 +2,26 @@
 //!
 //! Everything a judge or a bot needs to know about a row of piles lives here:
 //!
-//! * [`row`] — the validated input type and its typed errors;
+//! * [`row`] — the validated row type [`ValidRow`] and its typed errors;
+//! * [`cancel`] — cancellation checks for long computations;
 //! * [`kernel`] — the O(n)-memory, vectorised layer kernel (two-ends verdicts);
 //! * [`verdict`] — verdicts and end values for one row or a batch, in parallel;
 //! * [`tables`] — the full O(n²) `left`/`right` tables of one row;
 //! * [`moves`] — winning moves and the bot's move for both variants;
-//! * [`leftmost`] — the leftmost-only variant (SPEC §2);
+//! * [`leftmost`] — the leftmost-only variant (docs/game.md §2);
 //! * [`game`] — whole games: O(1) amortized moves, analysis and the bot;
 //! * [`exhaustive`] — a game-tree solver for small rows, the independent truth;
 //! * [`planted`] — making first-player losses on purpose (test data);
-//! * [`batch`] — grouping rows into bounded batches for [`solve_batch`].
+//! * [`batch`] — grouping rows into bounded batches for [`solve_valid_batch`].
+//!
+//! The public functions that solve a row take a [`ValidRow`], built once by
+//! validation, so an empty or invalid row cannot reach them.
 //!
 //! The transport, the file formats and the CLI live outside this module and
 //! only call into it.
 
 pub mod batch;
+pub mod cancel;
 pub mod exhaustive;
 pub mod game;
 pub mod kernel;
@@ -27,6 +32,10 @@ pub mod row;
 pub mod tables;
 pub mod verdict;
 
-pub use moves::{Analysis, Move, Side, analyze, bot_move, winning_moves};
-pub use row::{MAX_PILE, MAX_PILES, RowError, Variant, validate_row};
-pub use verdict::{EndValues, end_values_cancellable, first_player_wins, solve_batch};
+pub use cancel::{Cancel, Cancelled, Never};
+pub use moves::{Analysis, IllegalMove, Move, Side, analyze, bot_move, winning_moves};
+pub use row::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, validate_row};
+pub use verdict::{
+    EndValues, end_values, end_values_cancellable, first_player_wins, solve_batch,
+    solve_valid_batch,
+};

@@ -1,6 +1,6 @@
 //! Moves: the winning moves of a position and the move a bot plays.
 //!
-//! Two-ends (SPEC §1, n ≥ 2): with `t = left[2][n]` and `u = right[1][n−1]`,
+//! Two-ends (docs/game.md §1, n ≥ 2): with `t = left[2][n]` and `u = right[1][n−1]`,
 //! reducing the left pile to `t` wins iff `t < a_1`, reducing the right pile
 //! to `u` wins iff `u < a_n`, and there are no other winning moves. With one
 //! pile the only winning move takes it all (reported as a left move).
@@ -13,9 +13,10 @@
 
 use std::fmt;
 
+use super::cancel::{Cancel, Never};
 use super::leftmost;
-use super::row::{MAX_PILES, RowError, Variant, validate_row};
-use super::verdict::end_values_cancellable;
+use super::row::{ValidRow, Variant};
+use super::verdict::{KernelKind, default_options, end_values_with};
 
 /// Which end pile a move takes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -46,20 +47,39 @@ impl Move {
         }
     }
 
-    /// Applies the move to a row, returning the new row. The move must be
-    /// legal (`take` between 1 and the pile's size).
-    pub fn apply(&self, piles: &[u64]) -> Vec<u64> {
-        let mut out = piles.to_vec();
+    /// Applies the move to `row`: the new row, or `None` when the move took
+    /// the only pile (the player to move next has lost).
+    ///
+    /// The move must be legal on the row: `take` between 1 and the `side`
+    /// pile's size, and `remaining` what is left of it.
+    pub fn apply(&self, row: &ValidRow<'_>) -> Result<Option<ValidRow<'static>>, IllegalMove> {
         let idx = match self.side {
             Side::Left => 0,
-            Side::Right => out.len() - 1,
+            Side::Right => row.len() - 1,
         };
-        out[idx] -= self.take;
-        if out[idx] == 0 {
-            out.remove(idx);
+        let pile = row[idx];
+        if self.take == 0 || self.take > pile || self.remaining != pile - self.take {
+            return Err(IllegalMove { mv: *self, pile });
         }
-        out
+        let mut out = row.to_vec();
+        if self.remaining == 0 {
+            out.remove(idx);
+        } else {
+            out[idx] = self.remaining;
+        }
+        // Piles were 1 ..= MAX_PILE and one of them shrank or went away.
+        Ok((!out.is_empty()).then(|| ValidRow::from_valid_vec(out)))
     }
+}
+
+/// A move that cannot be played on the row it was applied to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("cannot {mv}: that pile holds {pile}")]
+pub struct IllegalMove {
+    /// The move.
+    pub mv: Move,
+    /// The size of the pile it takes from.
+    pub pile: u64,
 }
 
 impl fmt::Display for Move {
@@ -91,33 +111,35 @@ pub struct Analysis {
     pub best_move: Move,
 }
 
-/// The winning moves of a valid row (SPEC §1 / §2), left before right.
-pub fn winning_moves(piles: &[u64], variant: Variant) -> Result<Vec<Move>, RowError> {
-    validate_row(piles, MAX_PILES)?;
-    Ok(winning_moves_unchecked(piles, variant))
+/// The winning moves of a row (docs/game.md §1 / §2), left before right.
+pub fn winning_moves(row: &ValidRow<'_>, variant: Variant) -> Vec<Move> {
+    let Ok(moves) = winning_moves_with(row, variant, &Never);
+    moves
 }
 
-fn winning_moves_unchecked(piles: &[u64], variant: Variant) -> Vec<Move> {
-    let n = piles.len();
-    let first = piles[0];
-    match variant {
-        Variant::Leftmost => leftmost::winning_remaining(piles)
+fn winning_moves_with<C: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
+    variant: Variant,
+    cancel: &C,
+) -> Result<Vec<Move>, C::Stop> {
+    let first = row.first_pile();
+    Ok(match variant {
+        Variant::Leftmost => leftmost::winning_remaining(row)
             .map(|rem| vec![Move::to_remaining(Side::Left, first, rem)])
             .unwrap_or_default(),
-        Variant::TwoEnds if n == 1 => vec![Move::to_remaining(Side::Left, first, 0)],
+        Variant::TwoEnds if row.len() == 1 => vec![Move::to_remaining(Side::Left, first, 0)],
         Variant::TwoEnds => {
-            let never = || false;
-            let ends = end_values_cancellable(piles, &never).expect("never cancelled");
-            two_ends_winning_moves(piles, ends.left_of_tail, ends.right_of_head)
+            let opts = default_options(row.len());
+            let ends = end_values_with(row, KernelKind::Codes, opts, cancel)?;
+            two_ends_winning_moves(row, ends.left_of_tail, ends.right_of_head)
         }
-    }
+    })
 }
 
 /// The two-ends winning moves of a row of n ≥ 2 piles from its end values
 /// `t = left[2][n]` and `u = right[1][n−1]`.
-fn two_ends_winning_moves(piles: &[u64], t: u64, u: u64) -> Vec<Move> {
-    let first = piles[0];
-    let last = piles[piles.len() - 1];
+fn two_ends_winning_moves(row: &ValidRow<'_>, t: u64, u: u64) -> Vec<Move> {
+    let (first, last) = (row.first_pile(), row.last_pile());
     let mut out = Vec::with_capacity(2);
     if t < first {
         out.push(Move::to_remaining(Side::Left, first, t));
@@ -129,9 +151,9 @@ fn two_ends_winning_moves(piles: &[u64], t: u64, u: u64) -> Vec<Move> {
 }
 
 /// The bot's move in a lost position (see the module docs for the policy).
-pub fn bot_move(piles: &[u64], variant: Variant) -> Move {
-    let first = piles[0];
-    let last = piles[piles.len() - 1];
+/// It is legal in any position.
+pub fn bot_move(row: &ValidRow<'_>, variant: Variant) -> Move {
+    let (first, last) = (row.first_pile(), row.last_pile());
     let side = match variant {
         Variant::Leftmost => Side::Left,
         Variant::TwoEnds if last > first => Side::Right,
@@ -141,41 +163,41 @@ pub fn bot_move(piles: &[u64], variant: Variant) -> Move {
     Move::to_remaining(side, pile, pile - 1)
 }
 
-/// Verdict, winning moves and best move of a valid row.
-pub fn analyze(piles: &[u64], variant: Variant) -> Result<Analysis, RowError> {
-    validate_row(piles, MAX_PILES)?;
-    let never = || false;
-    Ok(analyze_cancellable(piles, variant, &never).expect("never cancelled"))
-}
-
-/// [`analyze`] of a row already validated by the caller (1 ≤ n, every pile
-/// in 1 ..= [`MAX_PILE`](super::MAX_PILE)), polling `cancelled` between
-/// blocks of layers; `None` if it returned true on the way.
-pub fn analyze_cancellable(
-    piles: &[u64],
+fn analyze_with<C: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
     variant: Variant,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<Analysis> {
-    let winning_moves = match variant {
-        Variant::TwoEnds if piles.len() >= 2 => {
-            let ends = end_values_cancellable(piles, cancelled)?;
-            two_ends_winning_moves(piles, ends.left_of_tail, ends.right_of_head)
-        }
-        _ => winning_moves_unchecked(piles, variant),
-    };
+    cancel: &C,
+) -> Result<Analysis, C::Stop> {
+    let winning_moves = winning_moves_with(row, variant, cancel)?;
     let best_move = winning_moves
         .first()
         .copied()
-        .unwrap_or_else(|| bot_move(piles, variant));
-    Some(Analysis {
+        .unwrap_or_else(|| bot_move(row, variant));
+    Ok(Analysis {
         first_player_wins: !winning_moves.is_empty(),
         winning_moves,
         best_move,
     })
 }
 
+/// Verdict, winning moves and best move of a row.
+pub fn analyze(row: &ValidRow<'_>, variant: Variant) -> Analysis {
+    let Ok(analysis) = analyze_with(row, variant, &Never);
+    analysis
+}
+
+/// [`analyze`], polling `cancelled` between blocks of layers; `None` if it
+/// returned true on the way.
+pub fn analyze_cancellable(
+    row: &ValidRow<'_>,
+    variant: Variant,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<Analysis> {
+    analyze_with(row, variant, cancelled).ok()
+}
+
 /// All legal moves of a row (left first, then right; with one pile only left
-/// moves, as both ends are the same pile).
+/// moves, as both ends are the same pile). Any row: an empty one has none.
 pub fn legal_moves(piles: &[u64], variant: Variant) -> Vec<Move> {
     let mut out = Vec::new();
     if let Some(&first) = piles.first() {

@@ -1,4 +1,4 @@
-//! The full `left` / `right` tables of one row (SPEC §1), O(n²).
+//! The full `left` / `right` tables of one row (docs/game.md §1), O(n²).
 //!
 //! Every entry is an end pile's size plus a 2-bit code, so the tables are
 //! stored as one byte per entry of the upper triangle:
@@ -10,11 +10,11 @@
 //! | 2    | a_j          | a_i           |
 //! | 3    | a_j + 1      | a_i + 1       |
 //!
-//! The tables are built with the recurrence exactly as SPEC writes it (plain
+//! The tables are built with the recurrence exactly as docs/game.md writes it (plain
 //! `if` chains on `u64`), independently of the vectorised kernel, so tests
 //! can hold one against the other.
 
-use super::row::{RowError, validate_row};
+use super::row::ValidRow;
 
 /// `left` and `right` of every interval of one row (0-based indices here).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,7 +41,7 @@ fn encode(value: u64, end: u64) -> u8 {
     }
 }
 
-/// SPEC §1's recurrence for `left[i][j]` with `L = left[i][j−1]`,
+/// docs/game.md §1's recurrence for `left[i][j]` with `L = left[i][j−1]`,
 /// `R = right[i][j−1]`, `X = a_j`, as written there.
 pub fn left_step(l: u64, r: u64, x: u64) -> u64 {
     if x == r {
@@ -58,7 +58,7 @@ pub fn left_step(l: u64, r: u64, x: u64) -> u64 {
     }
 }
 
-/// SPEC §1's mirror recurrence for `right[i][j]` with `L = left[i+1][j]`,
+/// docs/game.md §1's mirror recurrence for `right[i][j]` with `L = left[i+1][j]`,
 /// `R = right[i+1][j]`, `X = a_i`.
 pub fn right_step(l: u64, r: u64, x: u64) -> u64 {
     if x == l {
@@ -75,9 +75,10 @@ pub fn right_step(l: u64, r: u64, x: u64) -> u64 {
 }
 
 impl Tables {
-    /// Builds the tables of a row of at most `max_piles` piles.
-    pub fn new(piles: &[u64], max_piles: usize) -> Result<Tables, RowError> {
-        validate_row(piles, max_piles)?;
+    /// Builds the tables of a row: O(n²) time and n (n + 1) bytes, so the
+    /// caller bounds n (with the limit it validates the row against).
+    pub fn new(row: &ValidRow<'_>) -> Tables {
+        let piles = row.as_slice();
         let n = piles.len();
         let size = n * (n + 1) / 2;
         let mut t = Tables {
@@ -100,7 +101,7 @@ impl Tables {
                 t.right[k] = encode(r, piles[i]);
             }
         }
-        Ok(t)
+        t
     }
 
     /// Number of piles.

@@ -1,18 +1,22 @@
 //! Verdicts of the two-ends game in O(n) memory, for one row or a batch.
 //!
 //! The verdict and both winning moves of a row `a_1 … a_n` (n ≥ 2) follow
-//! from two numbers (SPEC §1): `t = left[2][n]` and `u = right[1][n−1]`, the
-//! two cells of layer `n − 1`. [`end_values_cancellable`] computes them with the
+//! from two numbers (docs/game.md §1): `t = left[2][n]` and `u = right[1][n−1]`, the
+//! two cells of layer `n − 1`. [`end_values`] computes them with the
 //! [`kernel`](super::kernel).
 
 use rayon::prelude::*;
 
+use super::cancel::{Cancel, Never};
 use super::kernel::direct::{self, Width, Word};
 use super::kernel::{Isa, KernelOptions, codes};
 use super::leftmost;
-use super::row::{MAX_PILES, RowError, Variant, validate_row};
+use super::row::{MAX_PILES, RowError, ValidRow, Variant};
 
-/// The two table entries that decide a row of n ≥ 2 piles.
+/// The two table entries that decide a row of n piles.
+///
+/// For n = 1 both are 0: the tail and the head are empty rows, and the pile
+/// that makes "(x)" lost is x = 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EndValues {
     /// `left[2][n]`: the left pile that would make `a_2 … a_n` lost.
@@ -24,49 +28,64 @@ pub struct EndValues {
 /// Rows with at least this many piles split their layers across cores.
 pub const PARALLEL_MIN_PILES: usize = 20_000;
 
-/// Which kernel computes the layers (see [`kernel`]).
+/// Which kernel computes the layers (see [`kernel`](super::kernel)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelKind {
     /// One byte per entry, coordinates instead of piles (the default).
     Codes,
-    /// Entries as biased words of the given width.
+    /// Entries as biased words of the given width (widened to the narrowest
+    /// that holds the row's largest pile plus one).
     Direct(Width),
 }
 
-/// Computes [`EndValues`] of a valid row of at least two piles.
-///
-/// Returns `None` only if `cancelled` returned true on the way.
-pub fn end_values_with(
-    piles: &[u64],
+/// Computes the [`EndValues`] of a row with the given kernel and options,
+/// polling `cancel` between blocks of layers; its stop if it stopped the
+/// work. Pass [`Never`] for work that cannot be cancelled.
+pub fn end_values_with<C: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
     kind: KernelKind,
     opts: KernelOptions,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<EndValues> {
-    debug_assert!(piles.len() >= 2);
-    let n = piles.len();
-    fn direct<W: Word>(
+    cancel: &C,
+) -> Result<EndValues, C::Stop> {
+    let n = row.len();
+    if n == 1 {
+        return Ok(EndValues {
+            left_of_tail: 0,
+            right_of_head: 0,
+        });
+    }
+    fn direct<W: Word, C: Cancel + ?Sized>(
         piles: &[u64],
         opts: KernelOptions,
-        cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Option<EndValues> {
+        cancel: &C,
+    ) -> Result<EndValues, C::Stop> {
         let a = direct::encode_row::<W>(piles);
-        let (l, r) = direct::layer(&a, a.len() - 1, opts, cancelled)?;
-        Some(EndValues {
+        let (l, r) = direct::layer(&a, a.len() - 1, opts, cancel)?;
+        Ok(EndValues {
             left_of_tail: l[1].decode(),
             right_of_head: r[0].decode(),
         })
     }
+    let kind = match kind {
+        // A word too narrow for the row would wrap: take the narrowest that
+        // holds it.
+        KernelKind::Direct(w) => {
+            let max = row.iter().copied().max().unwrap_or(0);
+            KernelKind::Direct(w.max(Width::for_max_pile(max)))
+        }
+        KernelKind::Codes => KernelKind::Codes,
+    };
     match kind {
         KernelKind::Codes => {
-            let (l, r) = codes::layer(piles, n - 1, opts, cancelled)?;
-            Some(EndValues {
-                left_of_tail: codes::decode(l[1], piles[n - 1]),
-                right_of_head: codes::decode(r[0], piles[0]),
+            let (l, r) = codes::layer(row, n - 1, opts, cancel)?;
+            Ok(EndValues {
+                left_of_tail: codes::decode(l[1], row.last_pile()),
+                right_of_head: codes::decode(r[0], row.first_pile()),
             })
         }
-        KernelKind::Direct(Width::W16) => direct::<i16>(piles, opts, cancelled),
-        KernelKind::Direct(Width::W32) => direct::<i32>(piles, opts, cancelled),
-        KernelKind::Direct(Width::W64) => direct::<i64>(piles, opts, cancelled),
+        KernelKind::Direct(Width::W16) => direct::<i16, C>(row, opts, cancel),
+        KernelKind::Direct(Width::W32) => direct::<i32, C>(row, opts, cancel),
+        KernelKind::Direct(Width::W64) => direct::<i64, C>(row, opts, cancel),
     }
 }
 
@@ -79,53 +98,80 @@ pub fn default_options(n: usize) -> KernelOptions {
     }
 }
 
-/// [`EndValues`] of a valid row of at least two piles with the default
-/// kernel and options; `None` if `cancelled` returned true.
+/// [`EndValues`] of a row with the default kernel and options.
+pub fn end_values(row: &ValidRow<'_>) -> EndValues {
+    let Ok(ends) = end_values_with(row, KernelKind::Codes, default_options(row.len()), &Never);
+    ends
+}
+
+/// [`end_values`], polling `cancelled` between blocks of layers; `None` if
+/// it returned true on the way.
 pub fn end_values_cancellable(
-    piles: &[u64],
+    row: &ValidRow<'_>,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Option<EndValues> {
     end_values_with(
-        piles,
+        row,
         KernelKind::Codes,
-        default_options(piles.len()),
+        default_options(row.len()),
         cancelled,
     )
+    .ok()
 }
 
-/// Decides a validated row with a cancellation check; `None` if cancelled.
-pub fn first_player_wins_cancellable(
-    piles: &[u64],
+/// The verdict of a row: `true` when the first player wins.
+fn wins_with<C: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
     variant: Variant,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<bool> {
+    cancel: &C,
+) -> Result<bool, C::Stop> {
     match variant {
-        Variant::Leftmost => Some(leftmost::first_player_wins(piles)),
+        Variant::Leftmost => Ok(leftmost::first_player_wins(row)),
+        Variant::TwoEnds if row.len() == 1 => Ok(true),
         Variant::TwoEnds => {
-            if piles.len() == 1 {
-                return Some(true);
-            }
-            let ends = end_values_cancellable(piles, cancelled)?;
-            Some(piles[0] != ends.left_of_tail)
+            let opts = default_options(row.len());
+            let ends = end_values_with(row, KernelKind::Codes, opts, cancel)?;
+            Ok(row.first_pile() != ends.left_of_tail)
         }
     }
 }
 
-/// Does the first player win on `piles`? Validates the row (at most
-/// [`MAX_PILES`] piles of 1 ..= 2^63−1 stones).
-pub fn first_player_wins(piles: &[u64], variant: Variant) -> Result<bool, RowError> {
-    validate_row(piles, MAX_PILES)?;
-    let never = || false;
-    Ok(first_player_wins_cancellable(piles, variant, &never).expect("never cancelled"))
+/// [`first_player_wins`] polling `cancelled` between blocks of layers;
+/// `None` if it returned true on the way.
+pub fn first_player_wins_cancellable(
+    row: &ValidRow<'_>,
+    variant: Variant,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<bool> {
+    wins_with(row, variant, cancelled).ok()
 }
 
-/// Verdicts of many rows, in parallel, in input order.
+/// Does the first player win on `row`?
+pub fn first_player_wins(row: &ValidRow<'_>, variant: Variant) -> bool {
+    let Ok(wins) = wins_with(row, variant, &Never);
+    wins
+}
+
+/// Verdicts of many rows, in parallel, in input order. Each row is checked
+/// once (at most [`MAX_PILES`] piles of 1 ..= 2^63−1 stones), without a
+/// copy; an invalid row gets its error and does not stop the others.
 pub fn solve_batch<R: AsRef<[u64]> + Sync>(
     rows: &[R],
     variant: Variant,
 ) -> Vec<Result<bool, RowError>> {
     rows.par_iter()
         .with_max_len(1)
-        .map(|row| first_player_wins(row.as_ref(), variant))
+        .map(|row| -> Result<bool, RowError> {
+            let row = ValidRow::new(row.as_ref(), MAX_PILES)?;
+            Ok(first_player_wins(&row, variant))
+        })
+        .collect()
+}
+
+/// Verdicts of many valid rows, in parallel, in input order.
+pub fn solve_valid_batch(rows: &[ValidRow<'_>], variant: Variant) -> Vec<bool> {
+    rows.par_iter()
+        .with_max_len(1)
+        .map(|row| first_player_wins(row, variant))
         .collect()
 }

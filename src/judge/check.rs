@@ -46,6 +46,7 @@ use std::io::{self, BufRead};
 use crate::core::Variant;
 use crate::ojformat::OjReader;
 
+use super::{OnPool, SolveBatch};
 use crate::core::batch::Batch;
 
 /// The checker's verdict.
@@ -242,6 +243,20 @@ struct Checker<R> {
 /// A judge failure found while comparing: its detail.
 struct Failure(String);
 
+/// Why a check stopped before its verdict.
+enum Stop<E> {
+    /// A judge failure: the verdict.
+    Failure(Failure),
+    /// The solver stopped short: no verdict.
+    Solver(E),
+}
+
+impl<E> From<Failure> for Stop<E> {
+    fn from(f: Failure) -> Self {
+        Stop::Failure(f)
+    }
+}
+
 impl<R: BufRead> Checker<R> {
     /// Compares the next answer line with `expected`.
     fn compare(&mut self, expected: bool) -> Result<(), Failure> {
@@ -315,22 +330,20 @@ impl<R: BufRead> Checker<R> {
         ));
     }
 
-    /// Solves the batch (on `pool`, else on the current or global rayon
-    /// pool) and compares its verdicts, unless comparing stopped.
-    fn flush(
+    /// Solves the batch with `solver` and compares its verdicts, unless
+    /// comparing stopped.
+    fn flush<S: SolveBatch>(
         &mut self,
         batch: &mut Batch,
         variant: Variant,
-        pool: Option<&rayon::ThreadPool>,
-    ) -> Result<(), Failure> {
+        solver: &mut S,
+    ) -> Result<(), Stop<S::Error>> {
         if self.format_error.is_some() || batch.is_empty() {
             return Ok(());
         }
-        let verdicts = match pool {
-            Some(pool) => pool.install(|| batch.solve(variant)),
-            None => batch.solve(variant),
-        }
-        .map_err(|e| Failure(format!("a case of the input is invalid: {e}")))?;
+        let verdicts = batch
+            .solve_with(|rows| solver.solve(rows, variant))
+            .map_err(Stop::Solver)?;
         for expected in verdicts {
             self.compare(expected)?;
             if self.format_error.is_some() {
@@ -348,18 +361,22 @@ impl<R: BufRead> Checker<R> {
 /// chunks can pass any `BufRead` over them (the two are read alternately, a
 /// batch of input cases at a time).
 pub fn check(input: impl BufRead, answer: impl BufRead, variant: Variant) -> CheckReport {
-    check_in(input, answer, variant, None)
+    match check_with(input, answer, variant, &mut OnPool(None)) {
+        Ok(report) => report,
+        Err(never) => match never {},
+    }
 }
 
-/// [`check`], solving the batches of cases on `pool` (`None`: the current
-/// or global rayon pool). A service calls it from a thread that may block on
-/// the network while the CPU work stays on its worker pool.
-pub fn check_in(
+/// [`check`], solving the batches of cases with `solver`; an error only
+/// when the solver stopped short (then there is no verdict). A service
+/// calls it from a thread that may block on the network, with a solver that
+/// admits each batch and stops when the client goes away.
+pub fn check_with<S: SolveBatch>(
     input: impl BufRead,
     answer: impl BufRead,
     variant: Variant,
-    pool: Option<&rayon::ThreadPool>,
-) -> CheckReport {
+    solver: &mut S,
+) -> Result<CheckReport, S::Error> {
     let failure = |cases, detail: String| CheckReport {
         verdict: Verdict::JudgeFailure,
         message: format!("FAIL {detail}"),
@@ -369,7 +386,7 @@ pub fn check_in(
     };
     let mut reader = match OjReader::new(input) {
         Ok(r) => r,
-        Err(e) => return failure(0, format!("the test input is malformed: {e}")),
+        Err(e) => return Ok(failure(0, format!("the test input is malformed: {e}"))),
     };
     let mut checker = Checker {
         answers: AnswerLines::new(answer),
@@ -386,28 +403,30 @@ pub fn check_in(
                 if checker.format_error.is_none() {
                     batch.push(case.piles);
                     if batch.is_full()
-                        && let Err(stop) = checker.flush(&mut batch, variant, pool)
+                        && let Err(stop) = checker.flush(&mut batch, variant, solver)
                     {
                         break Some(stop);
                     }
                 }
             }
             Some(Err(e)) => {
-                break Some(Failure(format!("the test input is malformed: {e}")));
+                break Some(Failure(format!("the test input is malformed: {e}")).into());
             }
             None => {
                 break checker
-                    .flush(&mut batch, variant, pool)
+                    .flush(&mut batch, variant, solver)
                     .and_then(|()| match checker.format_error {
                         Some(_) => Ok(()),
-                        None => checker.finish_answer(),
+                        None => Ok(checker.finish_answer()?),
                     })
                     .err();
             }
         }
     };
-    if let Some(Failure(detail)) = stopped {
-        return failure(reader.cases_read(), detail);
+    match stopped {
+        Some(Stop::Failure(Failure(detail))) => return Ok(failure(reader.cases_read(), detail)),
+        Some(Stop::Solver(e)) => return Err(e),
+        None => {}
     }
     let cases = checker.cases;
     let (verdict, message) = if let Some(detail) = checker.format_error.take() {
@@ -427,11 +446,11 @@ pub fn check_in(
     } else {
         (Verdict::Accepted, plural(cases, "case", "cases"))
     };
-    CheckReport {
+    Ok(CheckReport {
         verdict,
         message: format!("{} {message}", verdict.testlib_name()),
         cases,
         wrong_cases: checker.wrong_cases,
         first_mismatch: checker.first_mismatch,
-    }
+    })
 }

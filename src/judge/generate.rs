@@ -25,7 +25,7 @@
 //!   near-miss, in random order (so exactly half the cases are losses, give
 //!   or take one). A loss is `(t, tail…)` for a random tail of 1 ..= max_n − 1
 //!   piles: for `two-ends`, `t = left[2][n]` ([`plant_loss`]); for
-//!   `leftmost`, `t = 1` after a winning tail (SPEC §2: a row is lost iff
+//!   `leftmost`, `t = 1` after a winning tail (docs/game.md §2: a row is lost iff
 //!   `a_1 = 1` and the rest is won). A near-miss is the same row with `a_1`
 //!   one off `t` (when `max_a = 1` leaves no room, the bare tail, also a win).
 //!   Needs max_n ≥ 2: a single pile is always a win.
@@ -74,8 +74,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::core::planted::plant_loss;
-use crate::core::{MAX_PILE, MAX_PILES, RowError, Variant, leftmost};
+use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, leftmost};
 
+use super::{OnPool, SolveBatch};
 use crate::core::batch::Batch;
 
 /// A family of test rows (also the values of `stonegame gen --family`).
@@ -213,6 +214,9 @@ pub enum GenError {
     Answers(#[source] io::Error),
     #[error("internal error: a generated row is invalid: {0}")]
     InvalidRow(#[from] RowError),
+    /// The [`SolveBatch`] stopped short (cancelled, refused); its error.
+    #[error("solving stopped: {0}")]
+    Solver(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Number of rows of 1 ..= max_n piles of 1 ..= max_a stones, if it fits.
@@ -449,11 +453,12 @@ impl Rows {
     /// `(t, tail…)`, lost for the first player, if such a `t` exists
     /// within `max_a`.
     fn plant(&self, tail: &[u64]) -> Result<Option<Vec<u64>>, GenError> {
+        let tail = ValidRow::new(tail, usize::MAX)?;
         let row = match self.spec.variant {
-            Variant::TwoEnds => plant_loss(tail)?,
-            Variant::Leftmost => leftmost::first_player_wins(tail).then(|| {
+            Variant::TwoEnds => plant_loss(&tail).map(ValidRow::into_vec),
+            Variant::Leftmost => leftmost::first_player_wins(&tail).then(|| {
                 let mut row = vec![1];
-                row.extend_from_slice(tail);
+                row.extend_from_slice(&tail);
                 row
             }),
         };
@@ -590,17 +595,18 @@ pub fn generate(
     input: &mut dyn Write,
     answers: Option<&mut dyn Write>,
 ) -> Result<GenSummary, GenError> {
-    generate_in(spec, input, answers, None)
+    generate_with(spec, input, answers, &mut OnPool(None))
 }
 
-/// [`generate`], solving the expected answers on `pool` (`None`: the
-/// current or global rayon pool). A service calls it from a thread that may
-/// block on a slow client while the CPU work stays on its worker pool.
-pub fn generate_in(
+/// [`generate`], solving the expected answers with `solver`; if it stops
+/// short, [`GenError::Solver`] holds its error. A service calls it from a
+/// thread that may block on a slow client, with a solver that admits each
+/// batch and stops when the client goes away.
+pub fn generate_with<S: SolveBatch>(
     spec: &GenSpec,
     input: &mut dyn Write,
     mut answers: Option<&mut dyn Write>,
-    pool: Option<&rayon::ThreadPool>,
+    solver: &mut S,
 ) -> Result<GenSummary, GenError> {
     let rows = Rows::new(spec)?;
     let mut summary = GenSummary {
@@ -619,13 +625,12 @@ pub fn generate_in(
         input.write_all(line.as_bytes()).map_err(GenError::Input)?;
         summary.piles += row.len() as u64;
         if let Some(out) = answers.as_deref_mut() {
-            batch.push(row);
+            batch.push(ValidRow::new(row, MAX_PILES)?);
             if batch.is_full() || i as u64 + 1 == total {
-                let verdicts = match pool {
-                    Some(pool) => pool.install(|| batch.solve(spec.variant)),
-                    None => batch.solve(spec.variant),
-                };
-                for wins in verdicts? {
+                let verdicts = batch
+                    .solve_with(|rows| solver.solve(rows, spec.variant))
+                    .map_err(|e| GenError::Solver(Box::new(e)))?;
+                for wins in verdicts {
                     if !wins {
                         summary.losses = summary.losses.map(|l| l + 1);
                     }

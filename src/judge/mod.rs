@@ -7,8 +7,48 @@
 //!   OJ-format inputs (random, planted losses, exhaustive, hack cases …) and
 //!   their expected outputs, written case by case.
 //!
-//! Both only read and write through `BufRead` / `Write`, so the CLI and a
-//! service can drive them alike.
+//! Both only read and write through `BufRead` / `Write`, and solve their
+//! cases in bounded batches through a [`SolveBatch`], so the CLI and a
+//! service can drive them alike: the CLI solves on a rayon pool
+//! ([`OnPool`]), a service plugs in its admission control and cancellation.
+
+use std::convert::Infallible;
+
+use crate::core::verdict::solve_valid_batch;
+use crate::core::{ValidRow, Variant};
 
 pub mod check;
 pub mod generate;
+
+/// Solves the batches of rows the checker and the generator collect.
+pub trait SolveBatch {
+    /// Why solving stopped short (cancelled, refused): not a verdict.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// The verdicts of `rows` in order (`true`: the first player wins).
+    fn solve(
+        &mut self,
+        rows: &[ValidRow<'static>],
+        variant: Variant,
+    ) -> Result<Vec<bool>, Self::Error>;
+}
+
+/// Solving on a rayon pool (`None`: the current or the global one); never
+/// stops short.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OnPool<'a>(pub Option<&'a rayon::ThreadPool>);
+
+impl SolveBatch for OnPool<'_> {
+    type Error = Infallible;
+
+    fn solve(
+        &mut self,
+        rows: &[ValidRow<'static>],
+        variant: Variant,
+    ) -> Result<Vec<bool>, Infallible> {
+        Ok(match self.0 {
+            Some(pool) => pool.install(|| solve_valid_batch(rows, variant)),
+            None => solve_valid_batch(rows, variant),
+        })
+    }
+}

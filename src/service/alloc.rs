@@ -7,11 +7,9 @@
 //! top of a heap back to the kernel as soon as it exceeds 128 KiB
 //! (`M_TRIM_THRESHOLD`) and gives blocks of 128 KiB or more their own
 //! `mmap`, so the same memory is returned and faulted in again for every
-//! message: about 40 page faults per Solve round trip of 32 cases of
-//! n = 1000, each costing microseconds on a virtual machine.
-//! [`keep_freed_memory`] raises both thresholds, so such buffers are reused
-//! from the heap (`perf stat`: page faults ÷ 13, Solve over loopback about
-//! 5 % closer to in-process). The price is that each heap may keep up to
+//! message. [`keep_freed_memory`] raises both thresholds, so such buffers
+//! are reused from the heap (fewer page faults per message; the figures are
+//! in `docs/benchmarks.md`). The price is that each heap may keep up to
 //! [`TRIM_THRESHOLD`] bytes of free memory instead of returning it.
 //!
 //! Only glibc targets are tuned; elsewhere this is a no-op.

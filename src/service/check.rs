@@ -17,24 +17,30 @@
 //!
 //! The variant comes from the first message; a later message naming another
 //! one is `INVALID_ARGUMENT`. A malformed input is a `JUDGE_FAILURE`
-//! verdict, not an RPC error. When the client goes away (or its deadline
-//! passes, or the server's grace ends), the pipes fail and the check stops.
+//! verdict, not an RPC error.
+//!
+//! The check's batches of cases pass the server's admission like every
+//! RPC's ([`Admitted`]): a case larger than the whole budget fails the RPC
+//! with `RESOURCE_EXHAUSTED`, a batch that does not fit now waits for the
+//! budget. When the client goes away or its deadline passes (tonic applies
+//! `grpc-timeout` to this handler and drops it), or the server's grace
+//! ends, the pipes fail and the case being solved stops.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OwnedSemaphorePermit};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::core::Variant;
-use crate::judge::check::{CheckReport, check_in};
+use crate::judge::check::{CheckReport, check_with};
+use crate::wire::convert::variant_from_wire;
 
-use super::convert::{variant_from_pb, variant_to_pb};
-use super::limits::{CancelFlag, grpc_timeout};
+use super::limits::{CancelFlag, Cancellation};
 use super::pb;
-use super::server::State;
+use super::state::{Admitted, State};
 use super::validate::RequestError;
 
 /// Bytes a pipe takes without waiting while the checker is busy.
@@ -291,18 +297,13 @@ pub async fn check(
     state: &Arc<State>,
     request: Request<Streaming<pb::CheckRequest>>,
 ) -> Result<Response<pb::CheckResponse>, Status> {
-    let _permit = state.rpcs.admit(&state.metrics)?;
+    let permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
-    let deadline = grpc_timeout(request.metadata());
-    let work = run(state, request.into_inner());
-    let report = match deadline {
-        Some(limit) => tokio::time::timeout(limit, work).await.map_err(|_| {
-            Status::deadline_exceeded(
-                "the deadline passed before the check ended; it was cancelled",
-            )
-        })??,
-        None => work.await?,
-    };
+    // tonic drops this future when the client goes away or its deadline
+    // passes: the guard then stops the batch being solved.
+    let cancel = CancelFlag::new();
+    let _guard = cancel.guard();
+    let report = run(state, request.into_inner(), cancel, permit).await?;
     let span = tracing::Span::current();
     span.record("verdict", report.verdict.testlib_name());
     span.record("cases", report.cases);
@@ -318,17 +319,25 @@ pub async fn check(
 async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::CheckRequest>,
+    cancel: CancelFlag,
+    permit: OwnedSemaphorePermit,
 ) -> Result<CheckReport, Status> {
     let first = inbound.message().await?;
-    let raw_variant = first.as_ref().map_or(0, |m| m.variant);
-    let variant = variant_from_pb(raw_variant).ok_or(RequestError::UnknownVariant(raw_variant))?;
+    let variant =
+        variant_from_wire(first.as_ref().map_or(0, |m| m.variant)).map_err(RequestError::from)?;
     tracing::Span::current().record("variant", tracing::field::display(variant));
-    let (pipes, input, answer) = Pipes::new(state.limits.max_check_bytes, state.cancel_all.clone());
+    let (pipes, input, answer) =
+        Pipes::new(state.limits.max_check_bytes.get(), state.cancel_all.clone());
     let job_state = Arc::clone(state);
     let finished = FinishOnDrop(Arc::clone(&pipes.shared));
+    // The job holds the RPC's slot until it really ends, even after the
+    // client went away.
     let mut job = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let _finished = finished;
-        check_in(input, answer, variant, Some(&job_state.pool))
+        let cancel = Cancellation::new(cancel, job_state.cancel_all.clone(), None);
+        let mut solver = Admitted::new(&job_state, cancel, "the check");
+        check_with(input, answer, variant, &mut solver)
     });
     let mut next = first;
     let mut ended = false;
@@ -341,7 +350,7 @@ async fn run(
         }
         tokio::select! {
             report = &mut job => {
-                return report.map_err(|_| Status::internal("the check failed on the server"));
+                return report.map_err(|_| Status::internal("the check failed on the server"))?;
             }
             message = inbound.message(), if !ended => next = message?,
         }
@@ -350,7 +359,7 @@ async fn run(
 
 /// Checks the message's variant and pushes its chunk into its pipe.
 async fn route(pipes: &Pipes, message: pb::CheckRequest, variant: Variant) -> Result<(), Status> {
-    if message.variant != 0 && message.variant != variant_to_pb(variant) as i32 {
+    if message.variant != 0 && message.variant != pb::Variant::from(variant) as i32 {
         return Err(RequestError::VariantChanged {
             first: variant,
             now: message.variant,

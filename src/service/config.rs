@@ -10,6 +10,7 @@
 //! Unknown keys are errors in every layer, so a typo never goes unnoticed.
 
 use std::collections::HashMap;
+use std::num::{NonZeroU32, NonZeroU64, NonZeroUsize};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -65,36 +66,38 @@ pub enum LogFormat {
     Json,
 }
 
-/// Request and resource limits; breaching one is a clear gRPC status.
+/// Request and resource limits; breaching one is a clear gRPC status. Every
+/// limit is at least 1 (a 0 would refuse every request): the configuration
+/// refuses 0 when it is loaded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Piles in one case.
-    pub max_piles: usize,
+    pub max_piles: NonZeroUsize,
     /// Cases in one `SolveRequest`.
-    pub max_cases_per_batch: usize,
+    pub max_cases_per_batch: NonZeroUsize,
     /// Largest decoded request message, in bytes.
-    pub max_message_bytes: usize,
+    pub max_message_bytes: NonZeroUsize,
     /// RPCs served at once over all connections.
-    pub max_concurrent_rpcs: usize,
+    pub max_concurrent_rpcs: NonZeroUsize,
     /// Batches of one Solve stream solved at once.
-    pub max_batches_in_flight_per_stream: usize,
+    pub max_batches_in_flight_per_stream: NonZeroUsize,
     /// Cell updates admitted at once, server-wide.
-    pub max_cells_in_flight: u64,
+    pub max_cells_in_flight: NonZeroU64,
     /// Piles held by admitted requests, server-wide.
-    pub max_piles_in_flight: u64,
+    pub max_piles_in_flight: NonZeroU64,
     /// Piles of a `GetTables` row.
-    pub max_table_piles: usize,
+    pub max_table_piles: NonZeroUsize,
     /// Default and largest rows per `TablesChunk`.
-    pub max_chunk_rows: u32,
+    pub max_chunk_rows: NonZeroU32,
     /// Bytes of one `Check` stream buffered at once (the side sent ahead of
     /// the other); beyond it the stream fails with `RESOURCE_EXHAUSTED`.
-    pub max_check_bytes: usize,
+    pub max_check_bytes: NonZeroUsize,
     /// Cases of one `Generate` request (for `exhaustive`: the rows it
     /// holds).
-    pub max_generate_cases: u64,
+    pub max_generate_cases: NonZeroU64,
     /// Cases × max_n of one `Generate` request: bounds its output size.
-    pub max_generate_piles: u64,
+    pub max_generate_piles: NonZeroU64,
 }
 
 /// Why the configuration cannot be used.
@@ -147,47 +150,10 @@ impl Config {
         Ok(cfg)
     }
 
+    /// The bounds the types do not hold (zero limits are refused by their
+    /// `NonZero*` types while loading).
     fn check(&self) -> Result<(), ConfigError> {
-        let positive = [
-            ("limits.max_piles", self.limits.max_piles as u64),
-            (
-                "limits.max_cases_per_batch",
-                self.limits.max_cases_per_batch as u64,
-            ),
-            (
-                "limits.max_message_bytes",
-                self.limits.max_message_bytes as u64,
-            ),
-            (
-                "limits.max_concurrent_rpcs",
-                self.limits.max_concurrent_rpcs as u64,
-            ),
-            (
-                "limits.max_batches_in_flight_per_stream",
-                self.limits.max_batches_in_flight_per_stream as u64,
-            ),
-            (
-                "limits.max_cells_in_flight",
-                self.limits.max_cells_in_flight,
-            ),
-            ("limits.max_table_piles", self.limits.max_table_piles as u64),
-            (
-                "limits.max_chunk_rows",
-                u64::from(self.limits.max_chunk_rows),
-            ),
-            ("limits.max_check_bytes", self.limits.max_check_bytes as u64),
-            ("limits.max_generate_cases", self.limits.max_generate_cases),
-            ("limits.max_generate_piles", self.limits.max_generate_piles),
-        ];
-        for (key, value) in positive {
-            if value == 0 {
-                return Err(ConfigError::Value {
-                    key,
-                    problem: "must be at least 1".into(),
-                });
-            }
-        }
-        if self.limits.max_piles > crate::core::MAX_PILES {
+        if self.limits.max_piles.get() > crate::core::MAX_PILES {
             return Err(ConfigError::Value {
                 key: "limits.max_piles",
                 problem: format!(
@@ -197,7 +163,7 @@ impl Config {
                 ),
             });
         }
-        if self.limits.max_table_piles > u32::MAX as usize {
+        if self.limits.max_table_piles.get() > u32::MAX as usize {
             return Err(ConfigError::Value {
                 key: "limits.max_table_piles",
                 problem: "must fit in 32 bits".into(),
@@ -224,8 +190,8 @@ mod tests {
     fn defaults_load() {
         let c = Config::defaults().unwrap();
         assert_eq!(c.listen, "127.0.0.1:50051");
-        assert_eq!(c.limits.max_piles, 200_000);
-        assert_eq!(c.limits.max_table_piles, 5_000);
+        assert_eq!(c.limits.max_piles.get(), 200_000);
+        assert_eq!(c.limits.max_table_piles.get(), 5_000);
         assert_eq!(c.log.format, LogFormat::Human);
     }
 
@@ -250,8 +216,8 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(c.limits.max_piles, 20);
-        assert_eq!(c.limits.max_table_piles, 7);
+        assert_eq!(c.limits.max_piles.get(), 20);
+        assert_eq!(c.limits.max_table_piles.get(), 7);
         assert_eq!(c.log.format, LogFormat::Json);
         assert_eq!(c.listen, "127.0.0.1:3");
         assert_eq!(c.io_threads, 0);
@@ -282,12 +248,45 @@ mod tests {
 
     #[test]
     fn zero_limits_are_errors() {
-        let e = Config::load(
+        // Every limit, from the environment and from a file; the error names
+        // the key. (max_piles_in_flight = 0 once refused every request.)
+        let keys = [
+            "max_piles",
+            "max_cases_per_batch",
+            "max_message_bytes",
+            "max_concurrent_rpcs",
+            "max_batches_in_flight_per_stream",
+            "max_cells_in_flight",
+            "max_piles_in_flight",
+            "max_table_piles",
+            "max_chunk_rows",
+            "max_check_bytes",
+            "max_generate_cases",
+            "max_generate_piles",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for key in keys {
+            let var = format!("STONEGAME_LIMITS__{}", key.to_uppercase());
+            let e = Config::load(None, env(&[(&var, "0")]), &Overrides::default()).unwrap_err();
+            assert!(e.to_string().contains(key), "{key}: {e}");
+            assert!(e.to_string().contains("nonzero"), "{key}: {e}");
+            let path = dir.path().join(format!("{key}.toml"));
+            std::fs::write(&path, format!("[limits]\n{key} = 0\n")).unwrap();
+            let e = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap_err();
+            assert!(e.to_string().contains(key), "{key}: {e}");
+            // 1 is fine.
+            Config::load(None, env(&[(&var, "1")]), &Overrides::default()).unwrap();
+        }
+        // Zero is still allowed where it means something.
+        let c = Config::load(
             None,
-            env(&[("STONEGAME_LIMITS__MAX_CASES_PER_BATCH", "0")]),
+            env(&[
+                ("STONEGAME_WORKERS", "0"),
+                ("STONEGAME_INLINE_MAX_CELLS", "0"),
+            ]),
             &Overrides::default(),
         )
-        .unwrap_err();
-        assert!(e.to_string().contains("max_cases_per_batch"), "{e}");
+        .unwrap();
+        assert_eq!((c.workers, c.inline_max_cells), (0, 0));
     }
 }

@@ -1,333 +1,193 @@
-//! Conversions between the generated protobuf types ([`pb`]) and the game
-//! core's types. Validation lives in [`super::validate`]; this module only
-//! maps values that are already known to be valid, plus the decoding that
-//! can fail (enums, `Case.piles_le`).
+//! The door: each request decoded and validated, against the server's
+//! [`Limits`], into the type its handler works on — `TryFrom` impls whose
+//! error ([`RequestError`]) keeps the reason and maps to a `tonic::Status`.
+//!
+//! * `(pb::SuggestMoveRequest, &Limits)` → [`SuggestMove`];
+//! * `(pb::GetTablesRequest, &Limits)` → [`TablesRequest`];
+//! * `(&pb::GenerateRequest, &Limits)` → [`GenSpec`];
+//! * a Solve case → its row: [`CaseShape`](super::validate::CaseShape), on
+//!   the pool, since a case's error stays inside the response.
+//!
+//! The conversions both ends share (variants, moves, reports, `piles_le`)
+//! live in [`crate::wire`].
 
-use prost::bytes::Bytes;
+use crate::core::{RowError, ValidRow, Variant};
+use crate::judge::generate::{Family, GenSpec};
+use crate::wire::convert::variant_from_wire;
 
-use crate::core::{Move, Side, Variant};
-use crate::judge::check::{CheckReport, Mismatch, Verdict};
-
+use super::config::Limits;
 use super::pb;
+use super::validate::RequestError;
 
-/// Calls `$f::<W>($arg)` with the const `W` equal to the [`LeWidth`]'s bytes,
-/// so each width gets its own loop with fixed-size copies.
-macro_rules! with_width {
-    ($width:expr, $f:ident, $arg:expr) => {
-        match $width.bytes() {
-            1 => $f::<1>($arg),
-            2 => $f::<2>($arg),
-            3 => $f::<3>($arg),
-            4 => $f::<4>($arg),
-            5 => $f::<5>($arg),
-            6 => $f::<6>($arg),
-            7 => $f::<7>($arg),
-            _ => $f::<8>($arg),
-        }
-    };
+/// A SuggestMove request, validated: a non-empty row of valid piles within
+/// `max_piles`, a known variant, a strength in [0, 1] (default 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuggestMove {
+    /// The row.
+    pub row: ValidRow<'static>,
+    /// The game.
+    pub variant: Variant,
+    /// The probability of the optimal move.
+    pub strength: f64,
+    /// The seed of the bot's random moves.
+    pub seed: u64,
 }
 
-/// Decodes a wire `Variant` (an `i32`); unspecified means two-ends.
-/// `None` for a number this server does not know.
-pub fn variant_from_pb(raw: i32) -> Option<Variant> {
-    match pb::Variant::try_from(raw).ok()? {
-        pb::Variant::Unspecified | pb::Variant::TwoEnds => Some(Variant::TwoEnds),
-        pb::Variant::Leftmost => Some(Variant::Leftmost),
-    }
-}
+impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
+    type Error = RequestError;
 
-/// The width of the little-endian words of `Case.piles_le`: 1 to 8 bytes
-/// per pile (`Case.piles_le_width`, where 0 means 8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LeWidth(u8);
-
-impl LeWidth {
-    /// 8-byte words: any pile fits; what a `piles_le_width` of 0 means.
-    pub const FULL: LeWidth = LeWidth(8);
-
-    /// A width of `bytes` bytes; `None` unless 1 ≤ `bytes` ≤ 8.
-    pub fn new(bytes: usize) -> Option<LeWidth> {
-        (1..=8).contains(&bytes).then_some(LeWidth(bytes as u8))
-    }
-
-    /// Decodes `Case.piles_le_width`: 0 is 8; `None` above 8.
-    pub fn from_pb(raw: u32) -> Option<LeWidth> {
-        match raw {
-            0 => Some(LeWidth::FULL),
-            _ => LeWidth::new(usize::try_from(raw).ok()?),
+    fn try_from((req, limits): (pb::SuggestMoveRequest, &Limits)) -> Result<Self, RequestError> {
+        let variant = variant_from_wire(req.variant)?;
+        let strength = req.strength.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&strength) {
+            // NaN fails `contains` too.
+            return Err(RequestError::BadStrength(strength));
         }
-    }
-
-    /// The fewest bytes that hold every pile of `piles` (1 for an empty row).
-    pub fn narrowest(piles: &[u64]) -> LeWidth {
-        // The OR of the piles has the same highest bit as their maximum.
-        let bits = u64::BITS - piles.iter().fold(0, |acc, &p| acc | p).leading_zeros();
-        LeWidth(bits.div_ceil(8).max(1) as u8)
-    }
-
-    /// Bytes per pile.
-    pub fn bytes(self) -> usize {
-        usize::from(self.0)
-    }
-
-    /// The value of `Case.piles_le_width` that names this width.
-    pub fn to_pb(self) -> u32 {
-        u32::from(self.0)
+        let row = ValidRow::new(req.piles, limits.max_piles.get()).map_err(|e| match e {
+            RowError::Empty => RequestError::AlreadyLost,
+            RowError::TooManyPiles { len, max } => RequestError::TooManyPiles { len, max },
+            e => RequestError::Pile(e),
+        })?;
+        Ok(SuggestMove {
+            row,
+            variant,
+            strength,
+            seed: req.seed,
+        })
     }
 }
 
-/// Packs piles as `Case.piles_le`: each pile a little-endian word of
-/// `width` bytes. A pile that needs more bytes loses its high ones, so pick
-/// the width with [`LeWidth::narrowest`].
-pub fn piles_to_le(piles: &[u64], width: LeWidth) -> Bytes {
-    fn pack<const W: usize>(piles: &[u64]) -> Vec<u8> {
-        let mut out = vec![0u8; piles.len() * W];
-        for (word, pile) in out.as_chunks_mut::<W>().0.iter_mut().zip(piles) {
-            word.copy_from_slice(&pile.to_le_bytes()[..W]);
-        }
-        out
-    }
-    debug_assert!(LeWidth::narrowest(piles).bytes() <= width.bytes());
-    Bytes::from(with_width!(width, pack, piles))
+/// A GetTables request, validated: a non-empty row of valid piles within
+/// `max_table_piles`, and the rows per chunk (0 and anything above
+/// `max_chunk_rows` mean `max_chunk_rows`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TablesRequest {
+    /// The row.
+    pub row: ValidRow<'static>,
+    /// Rows per `TablesChunk`, at least 1.
+    pub chunk_rows: usize,
 }
 
-/// Unpacks `Case.piles_le` of `width`-byte words; `None` when its length is
-/// not a multiple of the width. The values are not validated.
-pub fn piles_from_le(bytes: &[u8], width: LeWidth) -> Option<Vec<u64>> {
-    fn unpack<const W: usize>(bytes: &[u8]) -> Option<Vec<u64>> {
-        let (words, rest) = bytes.as_chunks::<W>();
-        if !rest.is_empty() {
-            return None;
-        }
-        let widen = |word: &[u8; W]| {
-            let mut full = [0u8; 8];
-            full[..W].copy_from_slice(word);
-            u64::from_le_bytes(full)
+impl TryFrom<(pb::GetTablesRequest, &Limits)> for TablesRequest {
+    type Error = RequestError;
+
+    fn try_from((req, limits): (pb::GetTablesRequest, &Limits)) -> Result<Self, RequestError> {
+        let row = ValidRow::new(req.piles, limits.max_table_piles.get()).map_err(|e| match e {
+            RowError::Empty => RequestError::Empty,
+            RowError::TooManyPiles { len, max } => RequestError::TableTooLarge { len, max },
+            e => RequestError::Pile(e),
+        })?;
+        let max_rows = limits.max_chunk_rows.get();
+        let chunk_rows = match req.chunk_rows {
+            0 => max_rows,
+            r => r.min(max_rows),
         };
-        Some(words.iter().map(widen).collect())
-    }
-    with_width!(width, unpack, bytes)
-}
-
-/// The wire `Variant` of a core variant.
-pub fn variant_to_pb(variant: Variant) -> pb::Variant {
-    match variant {
-        Variant::TwoEnds => pb::Variant::TwoEnds,
-        Variant::Leftmost => pb::Variant::Leftmost,
+        Ok(TablesRequest {
+            row,
+            chunk_rows: chunk_rows as usize,
+        })
     }
 }
 
-/// The wire `Side` of a core side.
-pub fn side_to_pb(side: Side) -> pb::Side {
-    match side {
-        Side::Left => pb::Side::Left,
-        Side::Right => pb::Side::Right,
-    }
-}
+impl TryFrom<(&pb::GenerateRequest, &Limits)> for GenSpec {
+    type Error = RequestError;
 
-/// Decodes a wire `Side`; `None` when unspecified or unknown.
-pub fn side_from_pb(raw: i32) -> Option<Side> {
-    match pb::Side::try_from(raw).ok()? {
-        pb::Side::Left => Some(Side::Left),
-        pb::Side::Right => Some(Side::Right),
-        pb::Side::Unspecified => None,
-    }
-}
-
-impl From<Move> for pb::Move {
-    fn from(m: Move) -> Self {
-        pb::Move {
-            side: side_to_pb(m.side) as i32,
-            take: m.take,
-            remaining: m.remaining,
+    /// Checks the generator's rules, then the server's limits on the cases
+    /// and on cases × max_n.
+    fn try_from((req, limits): (&pb::GenerateRequest, &Limits)) -> Result<Self, RequestError> {
+        let family: Family = req.family.parse().map_err(RequestError::UnknownFamily)?;
+        let spec = GenSpec {
+            family,
+            cases: req.cases,
+            max_n: req.max_n,
+            max_a: req.max_a,
+            seed: req.seed,
+            variant: variant_from_wire(req.variant)?,
+        };
+        let cases = spec
+            .validate()
+            .map_err(|e| RequestError::Generator(e.to_string()))?;
+        if cases > limits.max_generate_cases.get() {
+            return Err(RequestError::TooManyGeneratedCases {
+                cases,
+                max: limits.max_generate_cases.get(),
+            });
         }
-    }
-}
-
-/// Decodes a wire `Move`; `None` when its side is not left or right.
-pub fn move_from_pb(m: &pb::Move) -> Option<Move> {
-    Some(Move {
-        side: side_from_pb(m.side)?,
-        take: m.take,
-        remaining: m.remaining,
-    })
-}
-
-/// The wire `Verdict` of a checker verdict.
-pub fn verdict_to_pb(verdict: Verdict) -> pb::Verdict {
-    match verdict {
-        Verdict::Accepted => pb::Verdict::Accepted,
-        Verdict::WrongAnswer => pb::Verdict::WrongAnswer,
-        Verdict::PresentationError => pb::Verdict::PresentationError,
-        Verdict::JudgeFailure => pb::Verdict::JudgeFailure,
-    }
-}
-
-/// Decodes a wire `Verdict`; `None` when unspecified or unknown.
-pub fn verdict_from_pb(raw: i32) -> Option<Verdict> {
-    match pb::Verdict::try_from(raw).ok()? {
-        pb::Verdict::Accepted => Some(Verdict::Accepted),
-        pb::Verdict::WrongAnswer => Some(Verdict::WrongAnswer),
-        pb::Verdict::PresentationError => Some(Verdict::PresentationError),
-        pb::Verdict::JudgeFailure => Some(Verdict::JudgeFailure),
-        pb::Verdict::Unspecified => None,
-    }
-}
-
-impl From<CheckReport> for pb::CheckResponse {
-    fn from(r: CheckReport) -> Self {
-        pb::CheckResponse {
-            verdict: verdict_to_pb(r.verdict) as i32,
-            message: r.message,
-            cases: r.cases,
-            wrong_cases: r.wrong_cases,
-            first_mismatch: r.first_mismatch.map(|m| pb::Mismatch {
-                case: m.case,
-                expected: u32::from(m.expected),
-                got: u32::from(m.got),
-            }),
+        let piles = cases.saturating_mul(spec.max_n);
+        if piles > limits.max_generate_piles.get() {
+            return Err(RequestError::TooManyGeneratedPiles {
+                cases,
+                max_n: spec.max_n,
+                piles,
+                max: limits.max_generate_piles.get(),
+            });
         }
+        Ok(spec)
     }
-}
-
-/// Decodes a wire `CheckResponse`; `None` when its verdict is not one of
-/// the four or a mismatch holds something other than 0 or 1.
-pub fn report_from_pb(r: pb::CheckResponse) -> Option<CheckReport> {
-    let bit = |v: u32| match v {
-        0 => Some(false),
-        1 => Some(true),
-        _ => None,
-    };
-    let first_mismatch = match r.first_mismatch {
-        Some(m) => Some(Mismatch {
-            case: m.case,
-            expected: bit(m.expected)?,
-            got: bit(m.got)?,
-        }),
-        None => None,
-    };
-    Some(CheckReport {
-        verdict: verdict_from_pb(r.verdict)?,
-        message: r.message,
-        cases: r.cases,
-        wrong_cases: r.wrong_cases,
-        first_mismatch,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
+    use crate::service::Config;
+    use std::num::{NonZeroU32, NonZeroUsize};
+    use tonic::Code;
 
-    #[test]
-    fn variants_round_trip() {
-        assert_eq!(variant_from_pb(0), Some(Variant::TwoEnds));
-        for v in [Variant::TwoEnds, Variant::Leftmost] {
-            assert_eq!(variant_from_pb(variant_to_pb(v) as i32), Some(v));
-        }
-        assert_eq!(variant_from_pb(99), None);
+    fn limits(max_piles: usize) -> Limits {
+        let mut limits = Config::defaults().unwrap().limits;
+        limits.max_piles = NonZeroUsize::new(max_piles).unwrap();
+        limits.max_table_piles = NonZeroUsize::new(max_piles).unwrap();
+        limits
     }
 
     #[test]
-    fn piles_le_round_trips() {
-        let piles = [1, 2, 255, 256, 1 << 40, u64::MAX, 0];
-        let packed = piles_to_le(&piles, LeWidth::FULL);
-        assert_eq!(packed.len(), 8 * piles.len());
-        assert_eq!(&packed[8..16], &[2, 0, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(&packed[24..32], &[0, 1, 0, 0, 0, 0, 0, 0]);
+    fn suggest_requests_keep_the_reason() {
+        let limits = limits(10);
+        let mut req = pb::SuggestMoveRequest {
+            piles: vec![1, 2],
+            ..Default::default()
+        };
+        let ok = SuggestMove::try_from((req.clone(), &limits)).unwrap();
+        assert_eq!((ok.variant, ok.strength), (Variant::TwoEnds, 1.0));
+        for bad in [f64::NAN, -0.1, 1.5] {
+            req.strength = Some(bad);
+            let e = SuggestMove::try_from((req.clone(), &limits)).unwrap_err();
+            assert_eq!(e.code(), Code::InvalidArgument);
+        }
+        req.strength = Some(0.5);
+        req.variant = 9;
+        let e = SuggestMove::try_from((req.clone(), &limits)).unwrap_err();
+        assert_eq!(e.to_string(), "variant: 9 is not a known Variant");
+        req.variant = 0;
+        req.piles = vec![1; 11];
+        let e = SuggestMove::try_from((req.clone(), &limits)).unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted);
+        req.piles.clear();
         assert_eq!(
-            piles_from_le(&packed, LeWidth::FULL).as_deref(),
-            Some(&piles[..])
+            SuggestMove::try_from((req, &limits)),
+            Err(RequestError::AlreadyLost)
         );
-        assert_eq!(piles_from_le(&[], LeWidth::FULL), Some(vec![]));
-        assert_eq!(piles_from_le(&packed[..13], LeWidth::FULL), None);
-        assert_eq!(piles_from_le(&[1], LeWidth::FULL), None);
     }
 
     #[test]
-    fn narrow_widths_pack_each_pile_in_width_bytes() {
-        let w = |b| LeWidth::new(b).unwrap();
-        let packed = piles_to_le(&[3, 0x0102_0304, 9], w(4));
-        assert_eq!(&packed[..], &[3, 0, 0, 0, 4, 3, 2, 1, 9, 0, 0, 0]);
-        let packed = piles_to_le(&[0x01_0203, 5], w(3));
-        assert_eq!(&packed[..], &[3, 2, 1, 5, 0, 0]);
-        assert_eq!(piles_from_le(&packed, w(3)), Some(vec![0x01_0203, 5]));
-        // A length that is a multiple of 8 but not of the width, and back.
-        assert_eq!(piles_from_le(&[1; 8], w(3)), None);
-        assert_eq!(piles_from_le(&[1; 9], w(3)).map(|p| p.len()), Some(3));
-        assert_eq!(piles_from_le(&[1; 9], LeWidth::FULL), None);
-    }
-
-    #[test]
-    fn widths_decode_from_the_wire_and_the_narrowest_holds_the_row() {
-        assert_eq!(LeWidth::from_pb(0), Some(LeWidth::FULL));
-        for b in 1..=8u32 {
-            assert_eq!(LeWidth::from_pb(b).map(LeWidth::to_pb), Some(b));
-        }
-        for bad in [9, 16, u32::MAX] {
-            assert_eq!(LeWidth::from_pb(bad), None);
-        }
-        assert_eq!(LeWidth::new(0), None);
-        let narrowest = |p: &[u64]| LeWidth::narrowest(p).bytes();
-        assert_eq!(narrowest(&[]), 1);
-        assert_eq!(narrowest(&[1, 255]), 1);
-        assert_eq!(narrowest(&[1, 256]), 2);
-        assert_eq!(narrowest(&[1_000_000_000, 7]), 4);
-        assert_eq!(narrowest(&[(1 << 32) - 1]), 4);
-        assert_eq!(narrowest(&[1 << 32]), 5);
-        assert_eq!(narrowest(&[(1 << 63) - 1, 1]), 8);
-        assert_eq!(narrowest(&[u64::MAX]), 8);
-    }
-
-    proptest! {
-        /// Every row round-trips through its narrowest width and through
-        /// every wider one, with width × piles bytes.
-        #[test]
-        fn rows_round_trip_through_every_wide_enough_width(
-            piles in proptest::collection::vec(any::<u64>().prop_map(|p| p >> (p % 64)), 0..40),
-        ) {
-            let narrowest = LeWidth::narrowest(&piles).bytes();
-            for bytes in narrowest..=8 {
-                let width = LeWidth::new(bytes).unwrap();
-                let packed = piles_to_le(&piles, width);
-                prop_assert_eq!(packed.len(), bytes * piles.len());
-                prop_assert_eq!(piles_from_le(&packed, width), Some(piles.clone()));
-            }
-            if narrowest > 1 {
-                // One byte fewer cannot hold the largest pile.
-                let width = LeWidth::new(narrowest - 1).unwrap();
-                let max = piles.iter().max().copied().unwrap_or(0);
-                prop_assert!(max >> (8 * width.bytes()) != 0);
-            }
-        }
-    }
-
-    #[test]
-    fn moves_round_trip() {
-        let m = Move {
-            side: Side::Right,
-            take: 3,
-            remaining: 4,
+    fn tables_requests_clamp_the_chunk_rows() {
+        let mut limits = limits(10);
+        limits.max_chunk_rows = NonZeroU32::new(4).unwrap();
+        let req = |chunk_rows| pb::GetTablesRequest {
+            piles: vec![3, 1, 2],
+            chunk_rows,
         };
-        assert_eq!(move_from_pb(&m.into()), Some(m));
-        assert_eq!(move_from_pb(&pb::Move::default()), None);
-    }
-
-    #[test]
-    fn reports_round_trip() {
-        let r = CheckReport {
-            verdict: Verdict::WrongAnswer,
-            message: "wrong answer case 2".into(),
-            cases: 3,
-            wrong_cases: 1,
-            first_mismatch: Some(Mismatch {
-                case: 2,
-                expected: false,
-                got: true,
-            }),
+        let rows = |r| {
+            TablesRequest::try_from((req(r), &limits))
+                .unwrap()
+                .chunk_rows
         };
-        assert_eq!(report_from_pb(r.clone().into()), Some(r));
-        assert_eq!(report_from_pb(pb::CheckResponse::default()), None);
+        assert_eq!((rows(0), rows(2), rows(9)), (4, 2, 4));
+        let e = TablesRequest::try_from((pb::GetTablesRequest::default(), &limits)).unwrap_err();
+        assert_eq!(e, RequestError::Empty);
+        let mut big = req(0);
+        big.piles = vec![1; 11];
+        let e = TablesRequest::try_from((big, &limits)).unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted);
     }
 }

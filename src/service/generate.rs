@@ -1,30 +1,34 @@
 //! `Generate`: the test data of `stonegame gen`, streamed as it is made.
 //!
-//! The request is validated first ([`check_generate`]: family, generator
+//! The request is validated first (`GenSpec::try_from`: family, generator
 //! rules → `INVALID_ARGUMENT`; `max_generate_cases` and
 //! `max_generate_piles` → `RESOURCE_EXHAUSTED`). Then
-//! [`generate_in`] runs on a blocking thread (its answers are solved on the
-//! CPU pool) and writes into two [`ChunkWriter`]s, which cut the input and
-//! the answers into [`CHUNK`]-byte `GenerateChunk`s, each carrying one of
-//! the two files, and send them through a small bounded channel with
-//! `blocking_send`: a slow client slows the generator down instead of
-//! filling the server's memory. When the client goes away (or the server's
-//! grace ends) the next send fails and the generator stops.
+//! [`generate_with`] runs on a blocking thread and writes into two
+//! [`ChunkWriter`]s, which cut the input and the answers into
+//! [`CHUNK`]-byte `GenerateChunk`s, each carrying one of the two files, and
+//! send them through a small bounded channel with `blocking_send`: a slow
+//! client slows the generator down instead of filling the server's memory.
+//!
+//! The expected answers are solved in batches on the CPU pool through the
+//! server's admission ([`Admitted`]), as every RPC's work: a case larger
+//! than the whole budget ends the stream with `RESOURCE_EXHAUSTED`, a batch
+//! that does not fit now waits for the budget. When the client drops the
+//! stream, its deadline passes (the stream then ends with
+//! `DEADLINE_EXCEEDED`) or the server's grace ends (`CANCELLED`), the case
+//! being solved and the generator stop.
 
 use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use crate::judge::generate::{GenError, generate_in};
+use crate::judge::generate::{GenError, GenSpec, generate_with};
 
-use super::limits::CancelFlag;
+use super::limits::{CancelFlag, Cancellation, GuardedStream, deadline};
 use super::pb;
-use super::server::{BoxStream, State};
-use super::validate::check_generate;
+use super::state::{Admitted, BoxStream, State};
 
 /// Largest number of bytes in one `GenerateChunk`.
 pub const CHUNK: usize = 64 << 10;
@@ -50,12 +54,12 @@ pub struct ChunkWriter {
     tx: Tx,
     target: Target,
     buf: Vec<u8>,
-    cancel: CancelFlag,
+    cancel: Cancellation,
 }
 
 impl ChunkWriter {
     /// A writer of `target` chunks into `tx`; fails once `cancel` is set.
-    pub fn new(tx: Tx, target: Target, cancel: CancelFlag) -> ChunkWriter {
+    pub fn new(tx: Tx, target: Target, cancel: Cancellation) -> ChunkWriter {
         ChunkWriter {
             tx,
             target,
@@ -69,7 +73,7 @@ impl ChunkWriter {
             return Ok(());
         }
         if self.cancel.is_cancelled() {
-            return Err(io::Error::other("the server is shutting down"));
+            return Err(io::Error::other("the generation was cancelled"));
         }
         let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK));
         let chunk = match self.target {
@@ -109,19 +113,25 @@ pub async fn generate(
     request: Request<pb::GenerateRequest>,
 ) -> Result<Response<BoxStream<pb::GenerateChunk>>, Status> {
     let permit = state.rpcs.admit(&state.metrics)?;
-    let spec = check_generate(request.get_ref(), &state.limits)?;
+    let spec = GenSpec::try_from((request.get_ref(), &state.limits))?;
+    let deadline = deadline(request.metadata());
     let (tx, rx) = mpsc::channel(QUEUE);
+    // Set when the response stream is dropped (the client went away) or
+    // ends at the deadline.
+    let rpc_cancel = CancelFlag::new();
+    let stream = GuardedStream::new(rx, &rpc_cancel, deadline, "the generation");
+    let cancel = Cancellation::new(rpc_cancel, state.cancel_all.clone(), deadline);
     let job_state = Arc::clone(state);
     let span = tracing::Span::current();
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let _entered = span.enter();
         let started = Instant::now();
-        let cancel = job_state.cancel_all.clone();
         let mut input = ChunkWriter::new(tx.clone(), Target::Input, cancel.clone());
-        let mut answers = ChunkWriter::new(tx.clone(), Target::Answers, cancel);
-        let result = generate_in(&spec, &mut input, Some(&mut answers), Some(&job_state.pool));
-        let outcome = match result {
+        let mut answers = ChunkWriter::new(tx.clone(), Target::Answers, cancel.clone());
+        let mut solver = Admitted::new(&job_state, cancel.clone(), "the generation");
+        let result = generate_with(&spec, &mut input, Some(&mut answers), &mut solver);
+        let status = match result {
             Ok(summary) => {
                 tracing::info!(
                     cases = summary.cases,
@@ -131,13 +141,23 @@ pub async fn generate(
                 );
                 return;
             }
-            Err(GenError::Input(e) | GenError::Answers(e)) => e.to_string(),
-            Err(e) => {
-                let _ = tx.blocking_send(Err(Status::internal(e.to_string())));
-                e.to_string()
+            Err(GenError::Solver(e)) => match e.downcast::<Status>() {
+                Ok(status) => *status,
+                Err(e) => Status::internal(e.to_string()),
+            },
+            Err(GenError::Input(_) | GenError::Answers(_)) if cancel.is_cancelled() => {
+                cancel.status("the generation")
             }
+            // The client went away: nobody to tell.
+            Err(e @ (GenError::Input(_) | GenError::Answers(_))) => {
+                tracing::info!(outcome = %e, "Generate stopped");
+                return;
+            }
+            Err(e) => Status::internal(e.to_string()),
         };
-        tracing::info!(outcome, "Generate stopped");
+        tracing::info!(code = ?status.code(), outcome = status.message(), "Generate stopped");
+        // Tells the client, unless it is gone; a full queue waits for it.
+        let _ = tx.blocking_send(Err(status));
     });
-    Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    Ok(Response::new(Box::pin(stream)))
 }

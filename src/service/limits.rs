@@ -4,27 +4,35 @@
 //!   two-ends case of n piles costs n(n−1)/2, a leftmost case n; bounds CPU
 //!   time) and piles (bounds the memory held by admitted requests). A
 //!   request that does not fit right now is refused with
-//!   `RESOURCE_EXHAUSTED`, a `retry-after-ms` metadata entry and the same
-//!   hint in the message; one that could never fit is refused without a
-//!   hint.
+//!   `RESOURCE_EXHAUSTED` and a retry delay, as a `google.rpc.RetryInfo`
+//!   detail, a `retry-after-ms` metadata entry and in the message; one that
+//!   could never fit is refused without one.
 //! * [`RpcLimiter`] — at most `max_concurrent_rpcs` RPCs at once.
 //! * [`CancelFlag`] — set when the client goes away, its deadline passes or
 //!   the server's grace period ends; the solvers poll it between blocks of
-//!   layers.
+//!   layers. [`Cancellation`] watches an RPC's flag, the server's and the
+//!   deadline at once; [`GuardedStream`] sets an RPC's flag when its
+//!   response stream is dropped and ends it at the deadline.
 //! * [`Metrics`] — counters the tests (and logs) read.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tonic::Status;
+use futures::Stream;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tonic::metadata::{MetadataMap, MetadataValue};
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
 
 /// Counters of the work the server did; shared, lock-free.
 #[derive(Debug, Default)]
 pub struct Metrics {
-    /// Cases (Solve cases and SuggestMove rows) whose solving started.
+    /// Cases (Solve cases, SuggestMove rows, the cases Check and Generate
+    /// solve) whose solving started.
     pub cases_started: AtomicU64,
     /// Cases solved to the end.
     pub cases_completed: AtomicU64,
@@ -67,7 +75,7 @@ impl Metrics {
         counter.load(Ordering::Relaxed)
     }
 
-    /// Runs the solving of one case (Solve or SuggestMove), counting it as
+    /// Runs the solving of one case (of any RPC), counting it as
     /// started, then completed (`Some`) or cancelled (`None`).
     pub fn count_case<T>(&self, solve: impl FnOnce() -> Option<T>) -> Option<T> {
         self.cases_started.fetch_add(1, Ordering::Relaxed);
@@ -121,8 +129,7 @@ pub enum AdmissionError {
     /// Not now: retry later.
     #[error(
         "server busy: the request needs {amount} {unit} and {in_flight} of the \
-         server's budget of {max} are in flight; retry after {retry_after_ms} ms \
-         (RetryInfo retry_delay={retry_after_ms}ms)"
+         server's budget of {max} are in flight; retry after {retry_after_ms} ms"
     )]
     Busy {
         unit: &'static str,
@@ -144,14 +151,22 @@ pub enum AdmissionError {
 }
 
 impl From<AdmissionError> for Status {
+    /// `RESOURCE_EXHAUSTED`; when busy, with the delay as a
+    /// `google.rpc.RetryInfo` detail and a `retry-after-ms` metadata entry.
     fn from(e: AdmissionError) -> Status {
-        let mut status = Status::resource_exhausted(e.to_string());
-        if let AdmissionError::Busy { retry_after_ms, .. } = e {
-            status
-                .metadata_mut()
-                .insert("retry-after-ms", MetadataValue::from(retry_after_ms));
+        match e {
+            AdmissionError::Busy { retry_after_ms, .. } => {
+                let mut metadata = MetadataMap::new();
+                metadata.insert("retry-after-ms", MetadataValue::from(retry_after_ms));
+                Status::with_error_details_and_metadata(
+                    Code::ResourceExhausted,
+                    e.to_string(),
+                    ErrorDetails::with_retry_info(Some(Duration::from_millis(retry_after_ms))),
+                    metadata,
+                )
+            }
+            AdmissionError::TooLarge { .. } => Status::resource_exhausted(e.to_string()),
         }
-        status
     }
 }
 
@@ -183,16 +198,23 @@ impl Budget {
         self.used.load(Ordering::Acquire)
     }
 
-    /// Reserves `amount`, or says why not.
-    pub fn try_reserve(self: &Arc<Self>, amount: u64) -> Result<Reservation, AdmissionError> {
-        let unit = self.unit;
+    /// Could `amount` ever fit? [`AdmissionError::TooLarge`] if it is more
+    /// than the whole budget.
+    pub fn fits(&self, amount: u64) -> Result<(), AdmissionError> {
         if amount > self.max {
             return Err(AdmissionError::TooLarge {
-                unit,
+                unit: self.unit,
                 amount,
                 max: self.max,
             });
         }
+        Ok(())
+    }
+
+    /// Reserves `amount`, or says why not.
+    pub fn try_reserve(self: &Arc<Self>, amount: u64) -> Result<Reservation, AdmissionError> {
+        let unit = self.unit;
+        self.fits(amount)?;
         let mut used = self.used.load(Ordering::Acquire);
         loop {
             if used.saturating_add(amount) > self.max {
@@ -299,9 +321,118 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// The client's deadline from the `grpc-timeout` header, if any.
-pub fn grpc_timeout(metadata: &MetadataMap) -> Option<Duration> {
-    parse_grpc_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)
+/// Everything that stops one RPC's work: its own flag (set by a
+/// [`CancelOnDrop`] guard when the client goes away), the server's (set when
+/// the shutdown grace ends) and its deadline.
+#[derive(Debug, Clone)]
+pub struct Cancellation {
+    rpc: CancelFlag,
+    server: CancelFlag,
+    deadline: Option<Instant>,
+}
+
+impl Cancellation {
+    /// Watches `rpc`, `server` and `deadline`.
+    pub fn new(rpc: CancelFlag, server: CancelFlag, deadline: Option<Instant>) -> Cancellation {
+        Cancellation {
+            rpc,
+            server,
+            deadline,
+        }
+    }
+
+    /// Must the work stop?
+    pub fn is_cancelled(&self) -> bool {
+        self.rpc.is_cancelled()
+            || self.server.is_cancelled()
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The status an RPC stopped this way ends with: `DEADLINE_EXCEEDED`
+    /// when its deadline passed, else `CANCELLED`. `what` names the RPC's
+    /// work ("the check").
+    pub fn status(&self, what: &str) -> Status {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Status::deadline_exceeded(format!(
+                "the deadline passed before {what} ended; it was cancelled"
+            ))
+        } else if self.server.is_cancelled() {
+            Status::cancelled(format!(
+                "the server shut down before {what} ended; it was cancelled"
+            ))
+        } else {
+            Status::cancelled(format!("{what} was cancelled"))
+        }
+    }
+}
+
+/// A response stream fed by a channel that sets its RPC's [`CancelFlag`]
+/// when dropped (tonic drops it when the client goes away) and, at the
+/// client's deadline, ends with `DEADLINE_EXCEEDED` (for server-streaming
+/// RPCs, whose handler returns before the body is sent, tonic's own
+/// deadline does not cover the body).
+#[derive(Debug)]
+pub struct GuardedStream<T> {
+    rx: mpsc::Receiver<Result<T, Status>>,
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+    guard: CancelOnDrop,
+    /// What the RPC's work is, for the deadline's message.
+    what: &'static str,
+    ended: bool,
+}
+
+impl<T> GuardedStream<T> {
+    /// The stream of `rx`, cancelling `cancel` when dropped or at
+    /// `deadline`.
+    pub fn new(
+        rx: mpsc::Receiver<Result<T, Status>>,
+        cancel: &CancelFlag,
+        deadline: Option<Instant>,
+        what: &'static str,
+    ) -> GuardedStream<T> {
+        GuardedStream {
+            rx,
+            deadline: deadline.map(|d| Box::pin(tokio::time::sleep_until(d.into()))),
+            guard: cancel.guard(),
+            what,
+            ended: false,
+        }
+    }
+}
+
+impl<T> Stream for GuardedStream<T> {
+    type Item = Result<T, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        if let Some(sleep) = self.deadline.as_mut()
+            && sleep.as_mut().poll(cx).is_ready()
+        {
+            self.ended = true;
+            self.guard.0.cancel();
+            self.rx.close();
+            return Poll::Ready(Some(Err(Status::deadline_exceeded(format!(
+                "the deadline passed before {} ended; it was cancelled",
+                self.what
+            )))));
+        }
+        let item = self.rx.poll_recv(cx);
+        if let Poll::Ready(None) = item {
+            self.ended = true;
+        }
+        item
+    }
+}
+
+/// The instant the client's deadline (its `grpc-timeout` header) passes,
+/// if it set one. tonic applies that header to a handler's future, dropping
+/// it at the deadline, which covers unary and client-streaming RPCs; the
+/// bodies of server-streaming ones need it here (tonic's parser is private).
+pub fn deadline(metadata: &MetadataMap) -> Option<Instant> {
+    let timeout = parse_grpc_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)?;
+    Instant::now().checked_add(timeout)
 }
 
 /// Parses a `grpc-timeout` value: up to 8 digits and a unit (H M S m u n).
@@ -346,8 +477,24 @@ mod tests {
         let _r = b.try_reserve(100).unwrap();
         let s: Status = b.try_reserve(1).unwrap_err().into();
         assert_eq!(s.code(), tonic::Code::ResourceExhausted);
-        assert!(s.metadata().get("retry-after-ms").is_some());
-        assert!(s.message().contains("retry after"));
+        let ms: u64 = s
+            .metadata()
+            .get("retry-after-ms")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            s.message().contains(&format!("retry after {ms} ms")),
+            "{s:?}"
+        );
+        assert!(!s.message().contains("RetryInfo"), "{s:?}");
+        let info = s.get_details_retry_info().expect("a RetryInfo detail");
+        assert_eq!(info.retry_delay, Some(Duration::from_millis(ms)));
+        let s: Status = b.try_reserve(101).unwrap_err().into();
+        assert!(s.get_details_retry_info().is_none());
+        assert!(s.metadata().get("retry-after-ms").is_none());
     }
 
     #[test]

@@ -1,20 +1,26 @@
 //! The gRPC judge service (`stonegame.v1.StoneGame`).
 //!
-//! * [`pb`] — the types and the tonic client/server generated from
-//!   `proto/stonegame/v1/stonegame.proto`;
+//! * [`pb`] — the generated types, client and server ([`crate::wire`]);
 //! * [`config`] — layered configuration (embedded defaults, TOML file,
 //!   `STONEGAME_*` environment, flags);
-//! * [`convert`] / [`validate`] — proto ↔ core types and request validation
-//!   at the boundary, with typed errors mapped to `tonic::Status`;
+//! * [`convert`] / [`validate`] — the door: each request decoded and
+//!   validated into the type its handler works on, with typed errors mapped
+//!   to `tonic::Status`;
 //! * [`solve`], [`tables`], [`suggest`], [`check`], [`generate`] — the RPCs;
-//! * [`limits`] — admission control, concurrency limits, cancellation;
-//! * [`server`] — building and serving with health, reflection and graceful
-//!   shutdown;
+//! * [`state`] — what the RPCs share: limits, the CPU pool and executor,
+//!   the budgets and their admission;
+//! * [`limits`] — the budgets, concurrency limit, cancellation flags and
+//!   counters [`state`] is made of;
+//! * [`server`] — the transport: building and serving with health,
+//!   reflection and graceful shutdown, dispatching to the handlers;
 //! * [`telemetry`] — logging;
 //! * [`alloc`] — malloc tuning for processes moving many large messages.
 //!
-//! The game itself lives in [`crate::core`]; CPU work runs on a rayon pool,
-//! never on the async runtime's threads.
+//! Dependencies run one way: [`server`] → the handlers → [`state`] →
+//! [`limits`] and [`crate::core`]; nothing but the re-exports below and the
+//! CLI reaches back into [`server`]. The game itself lives in
+//! [`crate::core`]; CPU work runs on a rayon pool, never on the async
+//! runtime's threads.
 
 pub mod alloc;
 pub mod check;
@@ -24,20 +30,15 @@ pub mod generate;
 pub mod limits;
 pub mod server;
 pub mod solve;
+pub mod state;
 pub mod suggest;
 pub mod tables;
 pub mod telemetry;
 pub mod validate;
 
-/// Generated protobuf types, client and server of `stonegame.v1`.
-pub mod pb {
-    #![allow(missing_docs, clippy::all, clippy::pedantic)]
-    tonic::include_proto!("stonegame.v1");
-
-    /// The encoded file descriptor set of `stonegame.proto` (for reflection).
-    pub const FILE_DESCRIPTOR_SET: &[u8] =
-        include_bytes!(concat!(env!("OUT_DIR"), "/stonegame_descriptor.bin"));
-}
+/// The generated `stonegame.v1` types, client and server (they live in
+/// [`crate::wire::pb`], shared with the client).
+pub use crate::wire::pb;
 
 pub use config::{Config, ConfigError, Limits, LogFormat};
 pub use limits::Metrics;

@@ -1,6 +1,6 @@
-//! Building and serving: the `StoneGame` service beside grpc.health.v1 and
-//! server reflection (v1 and v1alpha), graceful shutdown, and the shared
-//! state of the RPCs ([`State`]).
+//! The transport: building and serving the `StoneGame` service beside
+//! grpc.health.v1 and server reflection (v1 and v1alpha), dispatching each
+//! RPC to its handler, and graceful shutdown.
 //!
 //! Shutdown (SIGTERM/SIGINT for `stonegame serve`, [`RunningServer::shutdown`]
 //! in-process): health goes NOT_SERVING, new RPCs are refused (UNAVAILABLE,
@@ -10,12 +10,9 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::Stream;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -25,23 +22,17 @@ use tonic::{Request, Response, Status, Streaming};
 use tonic_health::ServingStatus;
 use tracing::Instrument;
 
-use super::config::{Config, Limits};
-use super::limits::{Budget, CancelFlag, Metrics, Reservation, RpcLimiter};
+use crate::wire::MAX_FRAME_SIZE;
+
+use super::config::Config;
+use super::limits::Metrics;
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
+use super::state::{BoxStream, State};
+use super::{check, generate, solve, suggest, tables};
 
 /// The fully qualified name of the service, as health and reflection know it.
 pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
-
-/// The largest HTTP/2 frame the server accepts (SETTINGS_MAX_FRAME_SIZE;
-/// the protocol's default is 16 KiB). A Solve batch of 32 cases of
-/// n = 1000 is up to 256 KiB of `piles_le` (8-byte words; 128 KiB in 4-byte
-/// words): one frame instead of up to sixteen, which
-/// halves the socket reads and writes of a batch and took Solve over
-/// loopback from 75 % to 78 % of in-process for 32 cases and from 84 % to
-/// 87 % for 128. Larger frames only delay other streams of the same
-/// connection by one frame's transfer.
-pub const MAX_FRAME_SIZE: u32 = 256 << 10;
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -72,103 +63,6 @@ pub enum ServeError {
     Join(#[from] tokio::task::JoinError),
 }
 
-/// What every RPC shares.
-#[derive(Debug)]
-pub struct State {
-    /// The limits in force.
-    pub limits: Limits,
-    /// The CPU pool all solving runs on.
-    pub pool: rayon::ThreadPool,
-    /// Cell updates in flight (CPU).
-    pub budget: Arc<Budget>,
-    /// Piles held by admitted requests (memory).
-    pub piles_budget: Arc<Budget>,
-    /// Concurrent RPCs.
-    pub rpcs: RpcLimiter,
-    /// Counters.
-    pub metrics: Arc<Metrics>,
-    /// Set when the shutdown grace period ends: every job stops.
-    pub cancel_all: CancelFlag,
-    /// Jobs of at most this many cell updates run inline (0: none).
-    pub inline_max_cells: u64,
-}
-
-impl State {
-    /// The state for a configuration.
-    pub fn new(config: &Config) -> Result<State, ServeError> {
-        let workers = match config.workers {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .thread_name(|i| format!("stonegame-worker-{i}"))
-            .build()?;
-        Ok(State {
-            limits: config.limits.clone(),
-            pool,
-            budget: Budget::cells(config.limits.max_cells_in_flight, workers),
-            piles_budget: Budget::piles(config.limits.max_piles_in_flight),
-            rpcs: RpcLimiter::new(config.limits.max_concurrent_rpcs),
-            metrics: Arc::new(Metrics::default()),
-            cancel_all: CancelFlag::new(),
-            inline_max_cells: config.inline_max_cells,
-        })
-    }
-
-    /// Admits a request of `cells` cell updates over `piles` piles, or
-    /// refuses it with RESOURCE_EXHAUSTED (see [`super::limits`]). The
-    /// reservations are released when dropped.
-    pub fn admit_work(&self, cells: u64, piles: u64) -> Result<[Reservation; 2], Status> {
-        let reserve = || {
-            Ok([
-                self.budget.try_reserve(cells)?,
-                self.piles_budget.try_reserve(piles)?,
-            ])
-        };
-        reserve().map_err(|e: super::limits::AdmissionError| {
-            self.metrics
-                .admissions_refused
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            e.into()
-        })
-    }
-
-    /// Runs CPU work of about `cells` cell updates: inline on the calling
-    /// (async) thread when it is small (at most `inline_max_cells`), where
-    /// the hop to the pool and back would cost more than the work, else on
-    /// the pool ([`State::run_cpu`]). A panic in `f` becomes `INTERNAL`.
-    pub async fn run_cpu_sized<T, F>(&self, cells: u64, f: F) -> Result<T, Status>
-    where
-        T: Send + 'static,
-        F: FnOnce() -> T + Send + 'static,
-    {
-        if self.inline_max_cells > 0 && cells <= self.inline_max_cells {
-            return std::panic::catch_unwind(AssertUnwindSafe(f))
-                .map_err(|_| Status::internal("a worker panicked on this request"));
-        }
-        self.run_cpu(f).await
-    }
-
-    /// Runs CPU work on the pool and awaits its result. A panic in `f`
-    /// becomes `INTERNAL` instead of taking the process down.
-    pub async fn run_cpu<T, F>(&self, f: F) -> Result<T, Status>
-    where
-        T: Send + 'static,
-        F: FnOnce() -> T + Send + 'static,
-    {
-        let (tx, rx) = oneshot::channel();
-        self.pool.spawn(move || {
-            let _ = tx.send(std::panic::catch_unwind(AssertUnwindSafe(f)));
-        });
-        match rx.await {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(_)) => Err(Status::internal("a worker panicked on this request")),
-            Err(_) => Err(Status::internal("the worker pool dropped this request")),
-        }
-    }
-}
-
 /// The `stonegame.v1.StoneGame` implementation.
 #[derive(Debug, Clone)]
 pub struct StoneGameService {
@@ -182,9 +76,6 @@ impl StoneGameService {
     }
 }
 
-/// A boxed response stream.
-pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
-
 #[tonic::async_trait]
 impl StoneGame for StoneGameService {
     type SolveStream = BoxStream<pb::SolveResponse>;
@@ -195,7 +86,7 @@ impl StoneGame for StoneGameService {
         &self,
         request: Request<Streaming<pb::SolveRequest>>,
     ) -> Result<Response<Self::SolveStream>, Status> {
-        super::solve::solve(Arc::clone(&self.state), request)
+        solve::solve(Arc::clone(&self.state), request)
     }
 
     async fn get_tables(
@@ -203,7 +94,7 @@ impl StoneGame for StoneGameService {
         request: Request<pb::GetTablesRequest>,
     ) -> Result<Response<Self::GetTablesStream>, Status> {
         let span = tracing::info_span!("GetTables", piles = request.get_ref().piles.len());
-        super::tables::get_tables(&self.state, request)
+        tables::get_tables(&self.state, request)
             .instrument(span)
             .await
     }
@@ -213,7 +104,7 @@ impl StoneGame for StoneGameService {
         request: Request<pb::SuggestMoveRequest>,
     ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
         let span = tracing::debug_span!("SuggestMove", piles = request.get_ref().piles.len());
-        super::suggest::suggest_move(&self.state, request)
+        suggest::suggest_move(&self.state, request)
             .instrument(span)
             .await
     }
@@ -228,9 +119,7 @@ impl StoneGame for StoneGameService {
             verdict = tracing::field::Empty,
             cases = tracing::field::Empty,
         );
-        super::check::check(&self.state, request)
-            .instrument(span)
-            .await
+        check::check(&self.state, request).instrument(span).await
     }
 
     async fn generate(
@@ -244,7 +133,7 @@ impl StoneGame for StoneGameService {
             cases = req.cases,
             max_n = req.max_n,
         );
-        super::generate::generate(&self.state, request)
+        generate::generate(&self.state, request)
             .instrument(span)
             .await
     }
@@ -365,7 +254,7 @@ async fn start_with_signal(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
     let service = StoneGameServer::new(StoneGameService::new(Arc::clone(&state)))
-        .max_decoding_message_size(config.limits.max_message_bytes);
+        .max_decoding_message_size(config.limits.max_message_bytes.get());
     // The flow-control windows stay at hyper's defaults (1 MiB per stream
     // and per connection): a Solve stream never holds more than
     // `max_batches_in_flight_per_stream` batches anyway, and larger windows

@@ -24,14 +24,12 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
-use crate::core::Variant;
 use crate::core::moves::analyze_cancellable;
 
-use super::convert::variant_from_pb;
-use super::limits::{BatchInFlight, CancelFlag, cells_of, grpc_timeout};
+use super::limits::{BatchInFlight, CancelFlag, deadline};
 use super::pb;
-use super::server::{BoxStream, State};
-use super::validate::{case_pile_count, check_batch, check_case};
+use super::state::{BoxStream, State};
+use super::validate::{CaseShape, check_batch};
 
 /// Starts the stream: the work happens in a spawned driver task.
 pub fn solve(
@@ -39,9 +37,9 @@ pub fn solve(
     request: Request<Streaming<pb::SolveRequest>>,
 ) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
     let permit = state.rpcs.admit(&state.metrics)?;
-    let deadline = grpc_timeout(request.metadata()).map(|d| tokio::time::Instant::now() + d);
+    let deadline = deadline(request.metadata()).map(tokio::time::Instant::from_std);
     let inbound = request.into_inner();
-    let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream);
+    let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream.get());
     let span = tracing::info_span!(
         "Solve",
         batches = tracing::field::Empty,
@@ -70,7 +68,7 @@ async fn drive(
     let started = Instant::now();
     let cancel = CancelFlag::new();
     let _guard = cancel.guard();
-    let in_flight = state.limits.max_batches_in_flight_per_stream;
+    let in_flight = state.limits.max_batches_in_flight_per_stream.get();
     let (st, c) = (Arc::clone(&state), cancel.clone());
     let mut responses = inbound
         .map(move |item| {
@@ -129,19 +127,16 @@ async fn solve_request(
     cancel: &CancelFlag,
 ) -> Result<pb::SolveResponse, Status> {
     let _in_flight = BatchInFlight::new(&state.metrics);
-    check_batch(&request, state.limits.max_cases_per_batch)?;
-    let max_piles = state.limits.max_piles;
-    // Admission needs only lengths and variants (O(cases) here); the piles
-    // themselves are validated on the pool. Cases too long to be solved cost
-    // nothing.
+    check_batch(&request, state.limits.max_cases_per_batch.get())?;
+    let max_piles = state.limits.max_piles.get();
+    // Admission needs only the cases' headers (O(cases) here); the piles
+    // themselves are validated on the pool. Cases that will be answered
+    // with an error cost no cells.
+    let shapes: Vec<CaseShape> = request.cases.iter().map(CaseShape::of).collect();
     let (mut cells, mut piles) = (0u64, 0u64);
-    for case in &request.cases {
-        let len = case_pile_count(case);
-        piles += len as u64;
-        if len <= max_piles {
-            let two_ends = variant_from_pb(case.variant) != Some(Variant::Leftmost);
-            cells = cells.saturating_add(cells_of(len, two_ends));
-        }
+    for shape in &shapes {
+        piles += shape.held_piles() as u64;
+        cells = cells.saturating_add(shape.cells(max_piles));
     }
     let reservation = state.admit_work(cells, piles)?;
     let metrics = Arc::clone(&state.metrics);
@@ -153,10 +148,11 @@ async fn solve_request(
             request
                 .cases
                 .into_par_iter()
+                .zip(shapes)
                 .with_max_len(1)
-                .map(|mut case| {
+                .map(|(mut case, shape)| {
                     let id = std::mem::take(&mut case.id);
-                    let (variant, piles) = match check_case(&case, max_piles) {
+                    let (variant, piles) = match shape.row(&case, max_piles) {
                         Ok(valid) => valid,
                         Err(error) => {
                             return Some(pb::CaseResult {

@@ -17,10 +17,10 @@ use tonic::{Request, Response, Status};
 use crate::core::moves::analyze_cancellable;
 use crate::core::{Analysis, Move, Side, Variant};
 
+use super::convert::SuggestMove;
 use super::limits::{CancelFlag, cells_of};
 use super::pb;
-use super::server::State;
-use super::validate::check_suggest;
+use super::state::State;
 
 /// Answers one SuggestMove request.
 pub async fn suggest_move(
@@ -29,9 +29,9 @@ pub async fn suggest_move(
 ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
     let _permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
-    let req = request.into_inner();
-    let (variant, strength) = check_suggest(&req, state.limits.max_piles)?;
-    let n = req.piles.len();
+    let req = SuggestMove::try_from((request.into_inner(), &state.limits))?;
+    let (variant, strength, row) = (req.variant, req.strength, req.row);
+    let n = row.len();
     let cells = cells_of(n, variant == Variant::TwoEnds);
     let reservation = state.admit_work(cells, n as u64)?;
     // If tonic drops this future (client gone, deadline passed), the guard
@@ -45,9 +45,8 @@ pub async fn suggest_move(
         .run_cpu_sized(cells, move || {
             let _reservation = reservation;
             let cancelled = || cancel.is_cancelled() || server_cancel.is_cancelled();
-            let analysis =
-                metrics.count_case(|| analyze_cancellable(&req.piles, variant, &cancelled))?;
-            Some(respond(&req.piles, variant, strength, seed, analysis))
+            let analysis = metrics.count_case(|| analyze_cancellable(&row, variant, &cancelled))?;
+            Some(respond(&row, variant, strength, seed, analysis))
         })
         .await?
         .ok_or_else(|| Status::cancelled("the request was cancelled"))?;

@@ -13,10 +13,10 @@ use tonic::{Request, Response, Status};
 
 use crate::core::tables::Tables;
 
+use super::convert::TablesRequest;
 use super::limits::cells_of;
 use super::pb;
-use super::server::{BoxStream, State};
-use super::validate::check_tables;
+use super::state::{BoxStream, State};
 
 /// Builds the tables on the pool, then streams them.
 pub async fn get_tables(
@@ -25,28 +25,20 @@ pub async fn get_tables(
 ) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
     let _permit = state.rpcs.admit(&state.metrics)?;
     let started = Instant::now();
-    let req = request.into_inner();
-    check_tables(&req, state.limits.max_table_piles)?;
-    let n = req.piles.len();
-    let max_rows = state.limits.max_chunk_rows;
-    let chunk_rows = match req.chunk_rows {
-        0 => max_rows,
-        r => r.min(max_rows),
-    } as usize;
+    let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;
+    let (row, chunk_rows) = (req.row, req.chunk_rows);
+    let n = row.len();
     let reservation = state.admit_work(cells_of(n, true), n as u64)?;
     let chunks = state
         .run_cpu(move || {
             let _reservation = reservation;
-            let tables = Tables::new(&req.piles, usize::MAX)
-                .map_err(|e| Status::invalid_argument(format!("piles: {e}")))?;
-            Ok::<_, Status>(
-                (0..n)
-                    .step_by(chunk_rows)
-                    .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
-                    .collect::<Vec<_>>(),
-            )
+            let tables = Tables::new(&row);
+            (0..n)
+                .step_by(chunk_rows)
+                .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
+                .collect::<Vec<_>>()
         })
-        .await??;
+        .await?;
     tracing::info!(
         piles = n,
         chunks = chunks.len(),
@@ -60,7 +52,8 @@ pub async fn get_tables(
 
 /// Rows `first .. end` of the tables as one chunk: entries (i, j) for
 /// j = i .. n−1, rows in order, codes packed four per byte, the first entry
-/// in the lowest two bits.
+/// in the lowest two bits ([`unpack_code`](crate::wire::unpack_code) reads
+/// them).
 pub fn pack_rows(tables: &Tables, first: usize, end: usize) -> pb::TablesChunk {
     let n = tables.len();
     let entries: usize = (first..end).map(|i| n - i).sum();
@@ -85,19 +78,16 @@ pub fn pack_rows(tables: &Tables, first: usize, end: usize) -> pb::TablesChunk {
     }
 }
 
-/// The code of entry `k` of a packed chunk.
-pub fn unpack(codes: &[u8], k: usize) -> Option<u8> {
-    codes.get(k / 4).map(|b| (b >> (2 * (k % 4))) & 3)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ValidRow;
+    use crate::wire::unpack_code as unpack;
 
     #[test]
     fn packing_round_trips() {
         let piles = [3, 1, 9, 4, 4, 2, 7];
-        let t = Tables::new(&piles, 100).unwrap();
+        let t = Tables::new(&ValidRow::new(&piles[..], 100).unwrap());
         let chunk = pack_rows(&t, 2, 5);
         let mut k = 0;
         for i in 2..5 {

@@ -1,5 +1,7 @@
 //! Request validation at the boundary: typed errors ([`RequestError`],
-//! [`CaseError`](pb::CaseError)) and their mapping to `tonic::Status`.
+//! [`CaseError`](pb::CaseError)) and their mapping to `tonic::Status`, and
+//! the one decoding of a Solve case's header ([`CaseShape`]) that both
+//! admission and validation use.
 //!
 //! Limits a request breaches map to `RESOURCE_EXHAUSTED`, malformed values
 //! to `INVALID_ARGUMENT`, an empty row in SuggestMove (the player to move
@@ -9,13 +11,11 @@ use std::borrow::Cow;
 
 use tonic::{Code, Status};
 
-use crate::core::row::validate_piles;
-use crate::core::{RowError, Variant};
+use crate::core::{RowError, ValidRow, Variant};
+use crate::wire::convert::variant_from_wire;
+use crate::wire::{LeWidth, WireError, piles_from_le};
 
-use crate::judge::generate::{Family, GenSpec};
-
-use super::config::Limits;
-use super::convert::{LeWidth, piles_from_le, variant_from_pb};
+use super::limits::cells_of;
 use super::pb::{self, CaseErrorCode};
 
 /// Why a whole request is refused.
@@ -54,12 +54,10 @@ pub enum RequestError {
          little-endian word (piles_le_width; 0 means 8)"
     )]
     PilesLeLength { len: usize, width: usize },
-    /// A `piles_le_width` above 8.
-    #[error("piles_le_width: {0} is not a width of 1 to 8 bytes (0 means 8)")]
-    PilesLeWidth(u32),
-    /// An unknown variant number.
-    #[error("variant: {0} is not a known Variant")]
-    UnknownVariant(i32),
+    /// A wire value out of its range: an unknown variant number, a
+    /// `piles_le_width` above 8.
+    #[error(transparent)]
+    Wire(#[from] WireError),
     /// Strength outside [0, 1] or NaN.
     #[error("strength: {0} is not a number between 0 and 1")]
     BadStrength(f64),
@@ -116,8 +114,7 @@ impl RequestError {
             | RequestError::Pile(_)
             | RequestError::BothPileFields { .. }
             | RequestError::PilesLeLength { .. }
-            | RequestError::PilesLeWidth(_)
-            | RequestError::UnknownVariant(_)
+            | RequestError::Wire(_)
             | RequestError::BadStrength(_)
             | RequestError::VariantChanged { .. }
             | RequestError::UnknownFamily(_)
@@ -130,40 +127,6 @@ impl From<RequestError> for Status {
     fn from(e: RequestError) -> Status {
         Status::new(e.code(), e.to_string())
     }
-}
-
-/// Validates a GenerateRequest against the generator's rules and the
-/// server's limits; the spec to generate.
-pub fn check_generate(req: &pb::GenerateRequest, limits: &Limits) -> Result<GenSpec, RequestError> {
-    let family: Family = req.family.parse().map_err(RequestError::UnknownFamily)?;
-    let variant = variant_from_pb(req.variant).ok_or(RequestError::UnknownVariant(req.variant))?;
-    let spec = GenSpec {
-        family,
-        cases: req.cases,
-        max_n: req.max_n,
-        max_a: req.max_a,
-        seed: req.seed,
-        variant,
-    };
-    let cases = spec
-        .validate()
-        .map_err(|e| RequestError::Generator(e.to_string()))?;
-    if cases > limits.max_generate_cases {
-        return Err(RequestError::TooManyGeneratedCases {
-            cases,
-            max: limits.max_generate_cases,
-        });
-    }
-    let piles = cases.saturating_mul(spec.max_n);
-    if piles > limits.max_generate_piles {
-        return Err(RequestError::TooManyGeneratedPiles {
-            cases,
-            max_n: spec.max_n,
-            piles,
-            max: limits.max_generate_piles,
-        });
-    }
-    Ok(spec)
 }
 
 /// Checks the number of cases of a SolveRequest.
@@ -196,142 +159,167 @@ impl PileField {
     }
 }
 
-/// The number of piles a case carries in either field, before any
-/// validation (for admission control; a case setting both fields counts
-/// both, and one with a bad `piles_le_width` counts 8-byte words: both are
-/// refused later).
-pub fn case_pile_count(case: &pb::Case) -> usize {
-    let width = LeWidth::from_pb(case.piles_le_width).unwrap_or(LeWidth::FULL);
-    case.piles.len() + case.piles_le.len() / width.bytes()
+/// A Solve case's header, decoded once in O(1) without reading its piles:
+/// its variant, the field and word width carrying its row, and the number of
+/// piles. Admission prices a case with it ([`CaseShape::held_piles`],
+/// [`CaseShape::cells`]) before the batch goes to the pool, where
+/// [`CaseShape::row`] validates the case and unpacks its piles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaseShape {
+    variant: Result<Variant, WireError>,
+    /// The field carrying the row and its words' width, or why neither can
+    /// be used.
+    layout: Result<(PileField, LeWidth), LayoutError>,
+    /// Piles in both fields (a bad width counts 8-byte words).
+    held: usize,
 }
 
-/// Validates one Solve case: its variant, which field carries the row, and
-/// the row. Returns the variant and the piles (borrowed from `piles`, or
-/// unpacked from `piles_le`). An invalid case gets a [`pb::CaseError`]
-/// naming the field and the pile.
+/// Why a case's row cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LayoutError {
+    /// Both `piles` (this many) and `piles_le` are set.
+    BothFields(usize),
+    /// `piles_le_width` is above 8.
+    Width(u32),
+    /// `piles_le` is not a whole number of words.
+    Length { len: usize, width: usize },
+}
+
+impl CaseShape {
+    /// Decodes the header of `case`.
+    pub fn of(case: &pb::Case) -> CaseShape {
+        let width = LeWidth::from_pb(case.piles_le_width);
+        let held = case.piles.len() + case.piles_le.len() / width.unwrap_or(LeWidth::FULL).bytes();
+        let layout = match (case.piles.is_empty(), case.piles_le.is_empty()) {
+            (false, false) => Err(LayoutError::BothFields(case.piles.len())),
+            (_, true) => Ok((PileField::Piles, LeWidth::FULL)),
+            (true, false) => match width {
+                Err(_) => Err(LayoutError::Width(case.piles_le_width)),
+                Ok(w) if !case.piles_le.len().is_multiple_of(w.bytes()) => {
+                    Err(LayoutError::Length {
+                        len: case.piles_le.len(),
+                        width: w.bytes(),
+                    })
+                }
+                Ok(w) => Ok((PileField::PilesLe, w)),
+            },
+        };
+        CaseShape {
+            variant: variant_from_wire(case.variant),
+            layout,
+            held,
+        }
+    }
+
+    /// The piles the case holds in memory, whatever its fields say (both
+    /// fields count; a bad width counts 8-byte words).
+    pub fn held_piles(&self) -> usize {
+        self.held
+    }
+
+    /// The cell updates solving it costs: 0 for a case that will be
+    /// answered with an error instead (a bad header, an empty row, more than
+    /// `max_piles` piles).
+    pub fn cells(&self, max_piles: usize) -> u64 {
+        match (self.variant, self.layout) {
+            (Ok(variant), Ok(_)) if (1..=max_piles).contains(&self.held) => {
+                cells_of(self.held, variant == Variant::TwoEnds)
+            }
+            _ => 0,
+        }
+    }
+
+    /// Validates the case (`case` must be the one the shape was decoded
+    /// from): its variant, which field carries the row, and the row. Returns
+    /// the variant and the row (borrowed from `piles`, or unpacked from
+    /// `piles_le`). An invalid case gets a [`pb::CaseError`] naming the
+    /// field and the pile.
+    pub fn row<'a>(
+        &self,
+        case: &'a pb::Case,
+        max_piles: usize,
+    ) -> Result<(Variant, ValidRow<'a>), pb::CaseError> {
+        let case_error = |code: CaseErrorCode, field: &str, error: RequestError| pb::CaseError {
+            code: code as i32,
+            message: error.to_string(),
+            field: field.into(),
+            pile_index: 0,
+        };
+        let variant = self
+            .variant
+            .map_err(|e| case_error(CaseErrorCode::UnknownVariant, "variant", e.into()))?;
+        let (field, width) = self.layout.map_err(|e| match e {
+            LayoutError::BothFields(len) => case_error(
+                CaseErrorCode::BothPileFields,
+                PileField::PilesLe.name(),
+                RequestError::BothPileFields { len },
+            ),
+            LayoutError::Width(raw) => case_error(
+                CaseErrorCode::PilesLeWidth,
+                "piles_le_width",
+                WireError::PilesLeWidth(raw).into(),
+            ),
+            LayoutError::Length { len, width } => case_error(
+                CaseErrorCode::PilesLeLength,
+                PileField::PilesLe.name(),
+                RequestError::PilesLeLength { len, width },
+            ),
+        })?;
+        let row_err = |code: CaseErrorCode, error: RowError| pb::CaseError {
+            code: code as i32,
+            pile_index: error.pile().unwrap_or(0) as u64,
+            message: RequestError::CaseRow { field, error }.to_string(),
+            field: field.name().into(),
+        };
+        let len = self.held;
+        if len == 0 {
+            return Err(row_err(CaseErrorCode::EmptyRow, RowError::Empty));
+        }
+        if len > max_piles {
+            let error = RowError::TooManyPiles {
+                len,
+                max: max_piles,
+            };
+            return Err(row_err(CaseErrorCode::TooManyPiles, error));
+        }
+        // Unpacked only once its length is known to fit (the layout checked
+        // that it is a whole number of words).
+        let piles = match field {
+            PileField::Piles => Cow::Borrowed(case.piles.as_slice()),
+            PileField::PilesLe => match piles_from_le(&case.piles_le, width) {
+                Some(piles) => Cow::Owned(piles),
+                None => {
+                    let error = RequestError::PilesLeLength {
+                        len: case.piles_le.len(),
+                        width: width.bytes(),
+                    };
+                    return Err(case_error(
+                        CaseErrorCode::PilesLeLength,
+                        field.name(),
+                        error,
+                    ));
+                }
+            },
+        };
+        let row = ValidRow::new(piles, max_piles).map_err(|e| {
+            let code = match e {
+                RowError::Empty => CaseErrorCode::EmptyRow,
+                RowError::TooManyPiles { .. } => CaseErrorCode::TooManyPiles,
+                RowError::ZeroPile { .. } => CaseErrorCode::ZeroPile,
+                RowError::PileTooLarge { .. } => CaseErrorCode::PileTooLarge,
+            };
+            row_err(code, e)
+        })?;
+        Ok((variant, row))
+    }
+}
+
+/// Validates one Solve case ([`CaseShape::row`] of its shape).
 pub fn check_case(
     case: &pb::Case,
     max_piles: usize,
-) -> Result<(Variant, Cow<'_, [u64]>), pb::CaseError> {
-    let variant = variant_from_pb(case.variant).ok_or_else(|| pb::CaseError {
-        code: CaseErrorCode::UnknownVariant as i32,
-        message: RequestError::UnknownVariant(case.variant).to_string(),
-        field: "variant".into(),
-        pile_index: 0,
-    })?;
-    let field = match (case.piles.is_empty(), case.piles_le.is_empty()) {
-        (false, false) => {
-            return Err(pb::CaseError {
-                code: CaseErrorCode::BothPileFields as i32,
-                message: RequestError::BothPileFields {
-                    len: case.piles.len(),
-                }
-                .to_string(),
-                field: PileField::PilesLe.name().into(),
-                pile_index: 0,
-            });
-        }
-        (true, false) => PileField::PilesLe,
-        (_, true) => PileField::Piles,
-    };
-    let width = match field {
-        PileField::Piles => LeWidth::FULL,
-        PileField::PilesLe => {
-            LeWidth::from_pb(case.piles_le_width).ok_or_else(|| pb::CaseError {
-                code: CaseErrorCode::PilesLeWidth as i32,
-                message: RequestError::PilesLeWidth(case.piles_le_width).to_string(),
-                field: "piles_le_width".into(),
-                pile_index: 0,
-            })?
-        }
-    };
-    let bad_length = || pb::CaseError {
-        code: CaseErrorCode::PilesLeLength as i32,
-        message: RequestError::PilesLeLength {
-            len: case.piles_le.len(),
-            width: width.bytes(),
-        }
-        .to_string(),
-        field: field.name().into(),
-        pile_index: 0,
-    };
-    let row_err = |code: CaseErrorCode, error: RowError| pb::CaseError {
-        code: code as i32,
-        pile_index: error.pile().unwrap_or(0) as u64,
-        message: RequestError::CaseRow { field, error }.to_string(),
-        field: field.name().into(),
-    };
-    let len = match field {
-        PileField::Piles => case.piles.len(),
-        PileField::PilesLe if !case.piles_le.len().is_multiple_of(width.bytes()) => {
-            return Err(bad_length());
-        }
-        PileField::PilesLe => case.piles_le.len() / width.bytes(),
-    };
-    if len == 0 {
-        return Err(row_err(CaseErrorCode::EmptyRow, RowError::Empty));
-    }
-    if len > max_piles {
-        let error = RowError::TooManyPiles {
-            len,
-            max: max_piles,
-        };
-        return Err(row_err(CaseErrorCode::TooManyPiles, error));
-    }
-    // Unpacked only once its length is known to fit.
-    let piles = match field {
-        PileField::Piles => Cow::Borrowed(case.piles.as_slice()),
-        PileField::PilesLe => {
-            Cow::Owned(piles_from_le(&case.piles_le, width).ok_or_else(bad_length)?)
-        }
-    };
-    validate_piles(&piles).map_err(|e| {
-        let code = match e {
-            RowError::ZeroPile { .. } => CaseErrorCode::ZeroPile,
-            _ => CaseErrorCode::PileTooLarge,
-        };
-        row_err(code, e)
-    })?;
-    Ok((variant, piles))
-}
-
-/// Validates a SuggestMove request: the variant, a non-empty row within the
-/// limit, and the strength (default 1).
-pub fn check_suggest(
-    req: &pb::SuggestMoveRequest,
-    max_piles: usize,
-) -> Result<(Variant, f64), RequestError> {
-    let variant = variant_from_pb(req.variant).ok_or(RequestError::UnknownVariant(req.variant))?;
-    let strength = req.strength.unwrap_or(1.0);
-    if !(0.0..=1.0).contains(&strength) {
-        // NaN fails `contains` too.
-        return Err(RequestError::BadStrength(strength));
-    }
-    if req.piles.is_empty() {
-        return Err(RequestError::AlreadyLost);
-    }
-    check_row_len(&req.piles, max_piles, false)?;
-    Ok((variant, strength))
-}
-
-/// Validates a GetTables row.
-pub fn check_tables(req: &pb::GetTablesRequest, max_piles: usize) -> Result<(), RequestError> {
-    if req.piles.is_empty() {
-        return Err(RequestError::Empty);
-    }
-    check_row_len(&req.piles, max_piles, true)
-}
-
-fn check_row_len(piles: &[u64], max: usize, tables: bool) -> Result<(), RequestError> {
-    if piles.len() > max {
-        let len = piles.len();
-        return Err(if tables {
-            RequestError::TableTooLarge { len, max }
-        } else {
-            RequestError::TooManyPiles { len, max }
-        });
-    }
-    validate_piles(piles).map_err(RequestError::Pile)
+) -> Result<(Variant, ValidRow<'_>), pb::CaseError> {
+    CaseShape::of(case).row(case, max_piles)
 }
 
 #[cfg(test)]
@@ -366,7 +354,7 @@ mod tests {
         let c = case(vec![1], 2);
         assert_eq!(
             check_case(&c, 10),
-            Ok((Variant::Leftmost, Cow::Borrowed(&[1u64][..])))
+            Ok((Variant::Leftmost, ValidRow::new(&[1u64][..], 1).unwrap()))
         );
     }
 
@@ -375,7 +363,7 @@ mod tests {
     fn case_le(piles: &[u64]) -> pb::Case {
         pb::Case {
             id: "c".into(),
-            piles_le: super::super::convert::piles_to_le(piles, LeWidth::FULL),
+            piles_le: crate::wire::piles_to_le(piles, LeWidth::FULL),
             ..Default::default()
         }
     }
@@ -385,7 +373,7 @@ mod tests {
         let width = LeWidth::new(width).unwrap();
         pb::Case {
             id: "c".into(),
-            piles_le: super::super::convert::piles_to_le(piles, width),
+            piles_le: crate::wire::piles_to_le(piles, width),
             piles_le_width: width.to_pb(),
             ..Default::default()
         }
@@ -407,7 +395,10 @@ mod tests {
             let e = check_case(&case_le_width(&[1; 11], width), 10).unwrap_err();
             assert_eq!(e.code, CaseErrorCode::TooManyPiles as i32);
             assert!(e.message.contains("11 piles"), "{}", e.message);
-            assert_eq!(case_pile_count(&case_le_width(&[1; 11], width)), 11);
+            let shape = CaseShape::of(&case_le_width(&[1; 11], width));
+            assert_eq!(shape.held_piles(), 11);
+            assert_eq!(shape.cells(10), 0);
+            assert_eq!(shape.cells(11), 55);
         }
         // The largest pile of 4-byte words, and one of 8-byte words beyond
         // the limit of 2^63 - 1.
@@ -520,19 +511,19 @@ mod tests {
     }
 
     #[test]
-    fn strength_is_checked() {
-        let mut req = pb::SuggestMoveRequest {
-            piles: vec![1, 2],
-            ..Default::default()
-        };
-        assert_eq!(check_suggest(&req, 10), Ok((Variant::TwoEnds, 1.0)));
-        for bad in [f64::NAN, -0.1, 1.5] {
-            req.strength = Some(bad);
-            let e = check_suggest(&req, 10).unwrap_err();
-            assert_eq!(e.code(), Code::InvalidArgument);
-        }
-        req.strength = Some(0.5);
-        req.piles.clear();
-        assert_eq!(check_suggest(&req, 10), Err(RequestError::AlreadyLost));
+    fn shapes_price_what_will_be_solved() {
+        // Two-ends n(n-1)/2, leftmost n.
+        assert_eq!(CaseShape::of(&case(vec![1; 10], 0)).cells(100), 45);
+        assert_eq!(CaseShape::of(&case(vec![1; 10], 2)).cells(100), 10);
+        // Answered with an error: no cells, but its piles are held.
+        let unknown = CaseShape::of(&case(vec![1; 10], 7));
+        assert_eq!((unknown.cells(100), unknown.held_piles()), (0, 10));
+        let mut both = case_le(&[1; 4]);
+        both.piles = vec![1; 6];
+        let both = CaseShape::of(&both);
+        assert_eq!((both.cells(100), both.held_piles()), (0, 10));
+        let long = CaseShape::of(&case(vec![1; 101], 0));
+        assert_eq!((long.cells(100), long.held_piles()), (0, 101));
+        assert_eq!(CaseShape::of(&case(vec![], 0)).cells(100), 0);
     }
 }

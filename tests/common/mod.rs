@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use stonegame::core::ValidRow;
 use stonegame::judge::generate::{Family, GenSpec, generate};
 use stonegame::ojformat::OjReader;
 use stonegame::service::config::Config;
@@ -99,7 +100,7 @@ pub fn gen_strings(spec: &GenSpec) -> (String, String) {
 pub fn parse_rows(input: &str) -> Vec<Vec<u64>> {
     OjReader::new(input.as_bytes())
         .expect("header")
-        .map(|case| case.expect("valid case").piles)
+        .map(|case| case.expect("valid case").piles.into_vec())
         .collect()
 }
 
@@ -154,4 +155,9 @@ pub fn spec(family: Family, cases: u64, max_n: u64, max_a: u64, seed: u64) -> Ge
         seed,
         variant: stonegame::core::Variant::TwoEnds,
     }
+}
+
+/// A valid row of a test (panics if it is not).
+pub fn valid(piles: &[u64]) -> ValidRow<'_> {
+    ValidRow::new(piles, usize::MAX).expect("a valid test row")
 }

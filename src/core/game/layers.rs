@@ -10,11 +10,12 @@
 
 use std::fmt;
 
+use crate::core::cancel::Cancel;
 use crate::core::kernel::KernelOptions;
 use crate::core::kernel::Layers;
 use crate::core::kernel::codes::from_layer::RowKernel;
 use crate::core::kernel::codes::{LEFT_BIAS, NO_PILE, RIGHT_BIAS};
-use crate::core::row::Variant;
+use crate::core::row::{ValidRow, Variant};
 use crate::core::tables::decode;
 use crate::core::verdict::default_options;
 
@@ -95,7 +96,7 @@ fn pack_bytes(l: &[i8], r: &[i8], out: &mut [u8]) {
 /// (the two-ends sweep is O(n²) time), then shared read-only by every game
 /// on the row (it is `Send + Sync`; hold it in an `Arc`).
 pub struct GameRow {
-    pub(super) piles: Vec<u64>,
+    pub(super) piles: ValidRow<'static>,
     pub(super) variant: Variant,
     pub(super) inner: Inner,
 }
@@ -130,29 +131,30 @@ impl fmt::Debug for GameRow {
 }
 
 impl GameRow {
-    /// Prepares a valid row (1 ≤ n, every pile in 1 ..= 2^63 − 1) with the
-    /// default options. `cancelled` is polled during the two-ends sweep
-    /// (about every 64 layers); `None` if it returned true.
-    pub fn new(
-        piles: &[u64],
+    /// Prepares a row with the default options. `cancel` is polled during
+    /// the two-ends sweep (about every 64 layers): its stop if it stopped
+    /// it (a closure `|| bool` stops with
+    /// [`Cancelled`](crate::core::Cancelled); with [`Never`](crate::core::Never),
+    /// `let Ok(row) = GameRow::new(…);`).
+    pub fn new<C: Cancel + ?Sized>(
+        piles: &ValidRow<'_>,
         variant: Variant,
-        cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Option<GameRow> {
-        GameRow::with_options(piles, variant, RowOptions::default(), cancelled)
+        cancel: &C,
+    ) -> Result<GameRow, C::Stop> {
+        GameRow::with_options(piles, variant, RowOptions::default(), cancel)
     }
 
     /// [`GameRow::new`] with explicit options (tests force a small stride).
     ///
     /// # Panics
     /// If `opts.stride` is 0.
-    pub fn with_options(
-        piles: &[u64],
+    pub fn with_options<C: Cancel + ?Sized>(
+        piles: &ValidRow<'_>,
         variant: Variant,
         opts: RowOptions,
-        cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Option<GameRow> {
+        cancel: &C,
+    ) -> Result<GameRow, C::Stop> {
         assert!(opts.stride >= 1, "the stride must be at least 1");
-        debug_assert_eq!(crate::core::validate_row(piles, usize::MAX), Ok(()));
         let n = piles.len();
         let inner = match variant {
             Variant::Leftmost => {
@@ -180,7 +182,7 @@ impl GameRow {
                             pack(l, r, &mut bytes);
                             kept.push(bytes);
                         };
-                        kernel.sweep(s, last, cancelled, sink)?;
+                        kernel.sweep(s, last, cancel, sink)?;
                     }
                 }
                 Inner::TwoEnds(TwoEnds {
@@ -190,15 +192,15 @@ impl GameRow {
                 })
             }
         };
-        Some(GameRow {
-            piles: piles.to_vec(),
+        Ok(GameRow {
+            piles: piles.clone().into_owned(),
             variant,
             inner,
         })
     }
 
     /// The original row.
-    pub fn piles(&self) -> &[u64] {
+    pub fn piles(&self) -> &ValidRow<'static> {
         &self.piles
     }
 
@@ -218,7 +220,7 @@ impl GameRow {
 
     /// Bytes held on the heap (the row, the kernel's arrays, the kept layers).
     pub fn heap_bytes(&self) -> usize {
-        8 * self.piles.capacity()
+        8 * self.piles.len()
             + match &self.inner {
                 Inner::Leftmost { wins } => wins.capacity(),
                 Inner::TwoEnds(t) => {

@@ -4,9 +4,10 @@
 //! `v ^ 2^(w−1)`, so that the CPU's signed vector compares order them as
 //! unsigned numbers while `+1`/`−1` still work; `0` (no pile) is the signed
 //! minimum. The narrowest word that holds `max(a) + 1` is used ([`Width`]):
-//! 16, 32 or 64 bits. The recurrence is SPEC §1's, written branch-free.
+//! 16, 32 or 64 bits. The recurrence is docs/game.md §1's, written branch-free.
 
 use super::{Advance, KernelOptions, Layers, multiversion, run_layers};
+use crate::core::cancel::Cancel;
 
 /// A machine word that holds biased pile values (see the module docs).
 pub trait Word: Copy + Default + Send + Sync + PartialEq + PartialOrd + 'static {
@@ -89,7 +90,7 @@ impl Width {
 }
 
 /// `left[i][j]` from `L = left[i][j−1]`, `R = right[i][j−1]`, `X = a_j`
-/// (SPEC §1), branch-free on biased words. `right[i][j]` is the mirror image:
+/// (docs/game.md §1), branch-free on biased words. `right[i][j]` is the mirror image:
 /// `next_left(right[i+1][j], left[i+1][j], a_i)`.
 #[inline(always)]
 pub fn next_left<W: Word>(l: W, r: W, x: W) -> W {
@@ -153,20 +154,24 @@ impl<W: Word> Advance<W> for Direct<'_, W> {
 }
 
 /// Layer `last` (`1 ≤ last ≤ n`) of the row `a` of biased words: its
-/// `(left, right)` arrays, of length `n − last + 1`. `None` if cancelled.
-pub fn layer<W: Word>(
+/// `(left, right)` arrays, of length `n − last + 1`; the stop of `cancel`
+/// if it stopped the run.
+///
+/// # Panics
+/// If `last` is not in `1 ..= n`.
+pub fn layer<W: Word, C: Cancel + ?Sized>(
     a: &[W],
     last: usize,
     opts: KernelOptions,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<(Vec<W>, Vec<W>)> {
+    cancel: &C,
+) -> Result<(Vec<W>, Vec<W>), C::Stop> {
     run_layers(
         a.to_vec(),
         a.to_vec(),
         last,
         opts,
         &Direct { a, opts },
-        cancelled,
+        cancel,
     )
 }
 

@@ -1,6 +1,6 @@
 //! The O(n)-memory layer kernels of the two-ends game.
 //!
-//! SPEC §1: the entries `left[i][j]` and `right[i][j]` of interval length `k`
+//! docs/game.md §1: the entries `left[i][j]` and `right[i][j]` of interval length `k`
 //! depend only on those of length `k − 1`. A *layer* holds, for one length
 //! `k`, the pairs `(left, right)` of every interval `[i, i + k − 1]` in two
 //! contiguous arrays indexed by `i`; one branch-free pass over contiguous
@@ -9,7 +9,7 @@
 //! Two kernels implement that pass:
 //!
 //! * [`codes`] (the default) stores each entry as its 2-bit code relative to
-//!   the end pile (SPEC: every entry is an end pile's size plus a code) in one
+//!   the end pile (docs/game.md: every entry is an end pile's size plus a code) in one
 //!   byte, and compares piles through order- and adjacency-preserving
 //!   coordinates, so a 256-bit vector updates 32 cells at once;
 //! * [`direct`] stores the entries themselves in 16-, 32- or 64-bit words
@@ -37,6 +37,8 @@ pub mod direct;
 
 use rayon::prelude::*;
 
+use super::cancel::Cancel;
+
 /// The instruction set a kernel was compiled for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isa {
@@ -49,16 +51,20 @@ pub enum Isa {
 }
 
 impl Isa {
-    /// The best instruction set the running CPU supports.
+    /// Every instruction set, baseline first.
+    pub const ALL: [Isa; 3] = [Isa::Baseline, Isa::Avx2, Isa::Avx512];
+
+    /// The best instruction set the running CPU supports. [`Isa::Avx512`]
+    /// needs AVX2 as well (its kernels use both).
     pub fn detect() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-            {
-                return Isa::Avx512;
-            }
             if std::arch::is_x86_feature_detected!("avx2") {
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                {
+                    return Isa::Avx512;
+                }
                 return Isa::Avx2;
             }
         }
@@ -214,16 +220,19 @@ pub trait Advance<T>: Sync {
 /// Runs `kernel` from layer 1 (`init_l`, `init_r`, one cell per pile) to
 /// layer `last` and returns that layer's `(left, right)` arrays.
 ///
-/// `cancelled` is polled between block steps (every [`BLOCK_LAYERS`] layers
-/// at most); when it returns true the run stops and `None` is returned.
-pub fn run_layers<T: Copy + Default + Send + Sync>(
+/// `cancel` is polled between block steps (every [`BLOCK_LAYERS`] layers
+/// at most); when it says stop, the run stops and returns its error.
+///
+/// # Panics
+/// If `last` is not in `1 ..= n`.
+pub fn run_layers<T: Copy + Default + Send + Sync, C: Cancel + ?Sized>(
     init_l: Vec<T>,
     init_r: Vec<T>,
     last: usize,
     opts: KernelOptions,
     kernel: &impl Advance<T>,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<(Vec<T>, Vec<T>)> {
+    cancel: &C,
+) -> Result<(Vec<T>, Vec<T>), C::Stop> {
     let n = init_l.len();
     assert!(last >= 1 && last <= n, "layer {last} out of 1..={n}");
     let mut k = 1;
@@ -233,9 +242,7 @@ pub fn run_layers<T: Copy + Default + Send + Sync>(
         let mut blocks: Vec<Layers<T>> = Vec::new();
         let (mut dl, mut dr): (Vec<T>, Vec<T>) = (Vec::new(), Vec::new());
         while last - k >= BLOCK_LAYERS && gl.len() >= 2 * BLOCK_CELLS + BLOCK_LAYERS {
-            if cancelled() {
-                return None;
-            }
+            cancel.check()?;
             let s = BLOCK_LAYERS;
             let m_new = gl.len() - s;
             let count = m_new.div_ceil(BLOCK_CELLS);
@@ -284,14 +291,12 @@ pub fn run_layers<T: Copy + Default + Send + Sync>(
         len,
     };
     while k < last {
-        if cancelled() {
-            return None;
-        }
+        cancel.check()?;
         let steps = (last - k).min(BLOCK_LAYERS);
         kernel.advance(0, k, steps, &mut st);
         k += steps;
     }
     st.l.truncate(st.len);
     st.r.truncate(st.len);
-    Some((st.l, st.r))
+    Ok((st.l, st.r))
 }

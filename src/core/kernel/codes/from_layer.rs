@@ -13,6 +13,8 @@
 
 use super::super::{Advance, KernelOptions, Layers, run_layers};
 use super::{Codes, Coord, CoordWidth, LEFT_BIAS, RIGHT_BIAS, Row, clamp2, coordinates, narrowest};
+use crate::core::cancel::Cancel;
+use crate::core::row::ValidRow;
 
 /// The per-row arrays of the codes kernel, kept for runs that start anywhere.
 pub struct RowKernel {
@@ -66,8 +68,8 @@ macro_rules! with_codes {
 }
 
 impl RowKernel {
-    /// Prepares a valid row (the coordinates: one sort).
-    pub fn new(piles: &[u64], opts: KernelOptions) -> RowKernel {
+    /// Prepares a row (the coordinates: one sort).
+    pub fn new(piles: &ValidRow<'_>, opts: KernelOptions) -> RowKernel {
         let coords = coordinates(piles);
         let n = piles.len();
         let pad = super::super::PAD;
@@ -116,18 +118,18 @@ impl RowKernel {
 
     /// Runs layers 1 to `last` over the whole row and calls
     /// `sink(k, left, right)` with layer `k` (biased codes, `n − k + 1`
-    /// cells) for every `k` that is a multiple of `stride`. `None` if
-    /// `cancelled` returned true (it is polled as in [`run_layers`]).
+    /// cells) for every `k` that is a multiple of `stride`. `cancel` is
+    /// polled as in [`run_layers`]; its stop if it stopped the sweep.
     ///
     /// # Panics
     /// If `stride` is 0 or `last` is not in `1 ..= n`.
-    pub fn sweep(
+    pub fn sweep<X: Cancel + ?Sized>(
         &self,
         stride: usize,
         last: usize,
-        cancelled: &(dyn Fn() -> bool + Sync),
+        cancel: &X,
         mut sink: impl FnMut(usize, &[i8], &[i8]),
-    ) -> Option<()> {
+    ) -> Result<(), X::Stop> {
         assert!(stride >= 1 && (1..=self.n).contains(&last));
         let mut l = vec![LEFT_BIAS; self.n];
         let mut r = vec![RIGHT_BIAS; self.n];
@@ -139,14 +141,14 @@ impl RowKernel {
             let target = ((k / stride + 1) * stride).min(last);
             (l, r) = with_codes!(self, kernel => {
                 let shifted = Offset { inner: &kernel, k_off: k - 1 };
-                run_layers(l, r, target - k + 1, self.opts, &shifted, cancelled)
+                run_layers(l, r, target - k + 1, self.opts, &shifted, cancel)
             })?;
             k = target;
             if k.is_multiple_of(stride) {
                 sink(k, &l, &r);
             }
         }
-        Some(())
+        Ok(())
     }
 
     /// Buffers for a run over at most `width` cells.
@@ -169,7 +171,9 @@ impl RowKernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::cancel::{Cancelled, Never};
     use crate::core::kernel::{Isa, KernelOptions};
+    use crate::core::row::ValidRow;
     use crate::core::tables::Tables;
 
     /// Every kept layer of a sweep and every layer of a window run equal
@@ -177,10 +181,10 @@ mod tests {
     /// not.
     #[test]
     fn resumed_runs_equal_the_tables() {
-        let never = || false;
         let piles: Vec<u64> = (0..4_500u64).map(|i| 1 + (i * 7919 + i / 3) % 5).collect();
+        let piles = ValidRow::try_from(piles).unwrap();
         let n = piles.len();
-        let t = Tables::new(&piles, n).unwrap();
+        let t = Tables::new(&piles);
         let check = |k: usize, c0: usize, l: &[i8], r: &[i8], what: &str| {
             for (c, (&lc, &rc)) in l.iter().zip(r).enumerate() {
                 let (i, j) = (c0 + c, c0 + c + k - 1);
@@ -212,10 +216,9 @@ mod tests {
                 };
                 let rk = RowKernel::new(&piles, opts);
                 let mut kept = Vec::new();
-                rk.sweep(700, n - 2, &never, |k, l: &[i8], r: &[i8]| {
+                let Ok(()) = rk.sweep(700, n - 2, &Never, |k, l: &[i8], r: &[i8]| {
                     kept.push((k, l.to_vec(), r.to_vec()))
-                })
-                .unwrap();
+                });
                 let ks: Vec<usize> = kept.iter().map(|k| k.0).collect();
                 assert_eq!(ks, [700, 1400, 2100, 2800, 3500, 4200]);
                 for (k, l, r) in &kept {
@@ -240,7 +243,10 @@ mod tests {
         let rk = RowKernel::new(&piles, KernelOptions::default());
         let mut calls = 0;
         let stop = || true;
-        assert_eq!(rk.sweep(700, n - 2, &stop, |_, _, _| calls += 1), None);
+        assert_eq!(
+            rk.sweep(700, n - 2, &stop, |_, _, _| calls += 1),
+            Err(Cancelled)
+        );
         assert_eq!(calls, 0);
     }
 }

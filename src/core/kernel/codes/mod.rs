@@ -1,7 +1,7 @@
 //! The codes kernel (the default): one byte per table entry, 32 cells per
 //! 256-bit vector.
 //!
-//! SPEC §1: `left[i][j] ∈ {0, a_j − 1, a_j, a_j + 1}` and
+//! docs/game.md §1: `left[i][j] ∈ {0, a_j − 1, a_j, a_j + 1}` and
 //! `right[i][j] ∈ {0, a_i − 1, a_i, a_i + 1}`. So an entry is stored as a
 //! *code* relative to its end pile: −1, 0, +1, or [`NO_PILE`] for the value 0.
 //!
@@ -25,7 +25,7 @@
 //!
 //! Two implementations of one layer pass: a portable one ([`step`], which the
 //! compiler vectorises for the baseline target), and on x86-64 one written
-//! with AVX2 intrinsics ([`avx2`]), which turns each step into three byte
+//! with AVX2 intrinsics (`avx2`), which turns each step into three byte
 //! table lookups (`vpshufb`). Tests hold each against the other.
 
 #[cfg(target_arch = "x86_64")]
@@ -33,6 +33,8 @@ mod avx2;
 pub(crate) mod from_layer;
 
 use super::{Advance, KernelOptions, Layers, PAD, run_layers};
+use crate::core::cancel::Cancel;
+use crate::core::row::ValidRow;
 
 /// The code of the value 0 ("no pile"): below every clamped difference it
 /// is compared with (−2 and up), so 0 is smaller than every pile and equal
@@ -157,7 +159,7 @@ fn assign(sorted: impl Iterator<Item = (u64, usize)>, coord: &mut [u32]) {
 /// * otherwise → `X`.
 ///
 /// For `left[i][j]`, `P = right[i][j−1]` and `Q = left[i][j−1]`; for
-/// `right[i][j]`, `P = left[i+1][j]` and `Q = right[i+1][j]` (SPEC §1).
+/// `right[i][j]`, `P = left[i+1][j]` and `Q = right[i+1][j]` (docs/game.md §1).
 #[inline(always)]
 pub fn step(p: i8, q: i8, dp: i8, dq: i8) -> i8 {
     let x_lt_p = p > dp;
@@ -274,7 +276,8 @@ impl<C: Coord> Advance<i8> for Codes<'_, C> {
             self.opts.isa.supported(),
             super::Isa::Avx2 | super::Isa::Avx512
         ) {
-            avx2::advance(&self.row, c0, k0, steps, st);
+            // SAFETY: `supported()` returns these only when the CPU has AVX2.
+            unsafe { avx2::advance(&self.row, c0, k0, steps, st) };
             return;
         }
         advance_portable(&self.row, c0, k0, steps, st)
@@ -285,12 +288,12 @@ fn clamp2(d: i64) -> i8 {
     d.clamp(-2, 2) as i8
 }
 
-fn run<C: Coord>(
+fn run<C: Coord, X: Cancel + ?Sized>(
     coords: &[u32],
     last: usize,
     opts: KernelOptions,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<(Vec<i8>, Vec<i8>)> {
+    cancel: &X,
+) -> Result<(Vec<i8>, Vec<i8>), X::Stop> {
     let n = coords.len();
     // Each per-row array has PAD entries of slack for the chunked kernels.
     let mut c: Vec<C> = coords.iter().map(|&v| C::from_u32(v)).collect();
@@ -315,10 +318,10 @@ fn run<C: Coord>(
     };
     // Layer 1: left[i][i] = right[i][i] = a_i, code 0 relative to itself.
     let init = (vec![LEFT_BIAS; n], vec![RIGHT_BIAS; n]);
-    let (mut l, mut r) = run_layers(init.0, init.1, last, opts, &kernel, cancelled)?;
+    let (mut l, mut r) = run_layers(init.0, init.1, last, opts, &kernel, cancel)?;
     l.iter_mut().for_each(|c| *c -= LEFT_BIAS);
     r.iter_mut().for_each(|c| *c -= RIGHT_BIAS);
-    Some((l, r))
+    Ok((l, r))
 }
 
 /// The narrowest coordinate type that holds `coords`.
@@ -331,35 +334,39 @@ pub fn narrowest(coords: &[u32]) -> CoordWidth {
     }
 }
 
-/// Layer `last` (`1 ≤ last ≤ n`) of a valid row: the codes of its `left`
+/// Layer `last` (`1 ≤ last ≤ n`) of a row: the codes of its `left`
 /// entries (relative to `a_j`) and `right` entries (relative to `a_i`);
-/// [`decode`] turns them into values. `None` if cancelled.
-pub fn layer(
-    piles: &[u64],
+/// [`decode`] turns them into values. The stop of `cancel` if it stopped
+/// the run.
+///
+/// # Panics
+/// If `last` is not in `1 ..= n`.
+pub fn layer<X: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
     last: usize,
     opts: KernelOptions,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<(Vec<i8>, Vec<i8>)> {
-    layer_with(piles, last, opts, None, cancelled)
+    cancel: &X,
+) -> Result<(Vec<i8>, Vec<i8>), X::Stop> {
+    layer_with(row, last, opts, None, cancel)
 }
 
 /// [`layer`] with the coordinate type forced (`None`: the narrowest that
 /// fits; `Narrow` on a row whose coordinates need 32 bits is widened).
-pub fn layer_with(
-    piles: &[u64],
+pub fn layer_with<X: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
     last: usize,
     opts: KernelOptions,
     width: Option<CoordWidth>,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Option<(Vec<i8>, Vec<i8>)> {
-    let coords = coordinates(piles);
+    cancel: &X,
+) -> Result<(Vec<i8>, Vec<i8>), X::Stop> {
+    let coords = coordinates(row);
     let width = match (narrowest(&coords), width) {
         (CoordWidth::Narrow, Some(CoordWidth::Wide)) => CoordWidth::Wide,
         (fits, _) => fits,
     };
     match width {
-        CoordWidth::Narrow => run::<i16>(&coords, last, opts, cancelled),
-        CoordWidth::Wide => run::<i32>(&coords, last, opts, cancelled),
+        CoordWidth::Narrow => run::<i16, X>(&coords, last, opts, cancel),
+        CoordWidth::Wide => run::<i32, X>(&coords, last, opts, cancel),
     }
 }
 

@@ -1,0 +1,244 @@
+//! What every RPC shares ([`State`]): the limits in force, the CPU pool, the
+//! server-wide budgets and their admission ([`State::admit_work`]), the
+//! concurrency limit, the counters and the server's cancellation flag; and
+//! the CPU executor that runs solving off the async threads
+//! ([`State::run_cpu`], [`State::run_cpu_sized`]); and [`Admitted`], the
+//! solver through which Check and Generate pass the same admission and
+//! cancellation.
+//!
+//! The handlers depend on this module, the transport ([`super::server`])
+//! builds it; it depends only on [`super::limits`], the configuration and
+//! the core (and the judge's [`SolveBatch`] hook).
+
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::Stream;
+use rayon::prelude::*;
+use tokio::sync::oneshot;
+use tonic::Status;
+
+use crate::core::verdict::first_player_wins_cancellable;
+use crate::core::{ValidRow, Variant};
+use crate::judge::SolveBatch;
+
+use super::config::{Config, Limits};
+use super::limits::{
+    AdmissionError, Budget, CancelFlag, Cancellation, Metrics, Reservation, RpcLimiter, cells_of,
+};
+
+/// A boxed response stream.
+pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+/// What every RPC shares.
+#[derive(Debug)]
+pub struct State {
+    /// The limits in force.
+    pub limits: Limits,
+    /// The CPU pool all solving runs on.
+    pub pool: rayon::ThreadPool,
+    /// Cell updates in flight (CPU).
+    pub budget: Arc<Budget>,
+    /// Piles held by admitted requests (memory).
+    pub piles_budget: Arc<Budget>,
+    /// Concurrent RPCs.
+    pub rpcs: RpcLimiter,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// Set when the shutdown grace period ends: every job stops.
+    pub cancel_all: CancelFlag,
+    /// Jobs of at most this many cell updates run inline (0: none).
+    pub inline_max_cells: u64,
+}
+
+impl State {
+    /// The state for a configuration.
+    pub fn new(config: &Config) -> Result<State, rayon::ThreadPoolBuildError> {
+        let workers = match config.workers {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .thread_name(|i| format!("stonegame-worker-{i}"))
+            .build()?;
+        Ok(State {
+            limits: config.limits.clone(),
+            pool,
+            budget: Budget::cells(config.limits.max_cells_in_flight.get(), workers),
+            piles_budget: Budget::piles(config.limits.max_piles_in_flight.get()),
+            rpcs: RpcLimiter::new(config.limits.max_concurrent_rpcs.get()),
+            metrics: Arc::new(Metrics::default()),
+            cancel_all: CancelFlag::new(),
+            inline_max_cells: config.inline_max_cells,
+        })
+    }
+
+    /// Reserves `cells` cell updates over `piles` piles in the two budgets,
+    /// or says why not. The reservations are released when dropped.
+    pub fn try_admit(&self, cells: u64, piles: u64) -> Result<[Reservation; 2], AdmissionError> {
+        Ok([
+            self.budget.try_reserve(cells)?,
+            self.piles_budget.try_reserve(piles)?,
+        ])
+    }
+
+    /// Admits a request of `cells` cell updates over `piles` piles, or
+    /// refuses it with RESOURCE_EXHAUSTED (see [`super::limits`]). The
+    /// reservations are released when dropped.
+    pub fn admit_work(&self, cells: u64, piles: u64) -> Result<[Reservation; 2], Status> {
+        self.try_admit(cells, piles).map_err(|e| self.refused(e))
+    }
+
+    /// Counts a refusal by admission control; its status.
+    pub fn refused(&self, e: AdmissionError) -> Status {
+        self.metrics
+            .admissions_refused
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        e.into()
+    }
+
+    /// Runs CPU work of about `cells` cell updates: inline on the calling
+    /// (async) thread when it is small (at most `inline_max_cells`), where
+    /// the hop to the pool and back would cost more than the work, else on
+    /// the pool ([`State::run_cpu`]). A panic in `f` becomes `INTERNAL`.
+    pub async fn run_cpu_sized<T, F>(&self, cells: u64, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        if self.inline_max_cells > 0 && cells <= self.inline_max_cells {
+            return std::panic::catch_unwind(AssertUnwindSafe(f))
+                .map_err(|_| Status::internal("a worker panicked on this request"));
+        }
+        self.run_cpu(f).await
+    }
+
+    /// Runs CPU work on the pool and awaits its result. A panic in `f`
+    /// becomes `INTERNAL` instead of taking the process down.
+    pub async fn run_cpu<T, F>(&self, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        self.pool.spawn(move || {
+            let _ = tx.send(std::panic::catch_unwind(AssertUnwindSafe(f)));
+        });
+        match rx.await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(_)) => Err(Status::internal("a worker panicked on this request")),
+            Err(_) => Err(Status::internal("the worker pool dropped this request")),
+        }
+    }
+}
+
+/// The longest pause between two tries of a batch that waits for the
+/// budget (it also bounds how late a cancellation is seen while waiting).
+const MAX_PAUSE: Duration = Duration::from_millis(50);
+
+/// Solves the batches of a Check or a Generate through the same admission
+/// and cancellation as Solve and SuggestMove: each batch reserves its cell
+/// updates and piles in the budgets before it is solved on the pool and
+/// releases them after; its cases count in [`Metrics`] and stop when
+/// `cancel` says so (polled between blocks of layers).
+///
+/// A case larger than a whole budget fails at once with `RESOURCE_EXHAUSTED`
+/// ("split it"), as in Solve. A batch that does not fit *now* waits for the
+/// budget (pauses of 1 ms doubling up to [`MAX_PAUSE`], watching `cancel`)
+/// instead of failing the RPC: a half-done check or generation cannot be
+/// resent cheaply, and the wait ends with the client, its deadline or the
+/// server's grace. A batch whose total is larger than a budget is solved in
+/// parts that fit.
+#[derive(Debug)]
+pub struct Admitted<'a> {
+    state: &'a State,
+    cancel: Cancellation,
+    /// What the RPC's work is, for messages ("the check").
+    what: &'static str,
+}
+
+impl<'a> Admitted<'a> {
+    /// A solver for one RPC, stopped by `cancel`.
+    pub fn new(state: &'a State, cancel: Cancellation, what: &'static str) -> Admitted<'a> {
+        Admitted {
+            state,
+            cancel,
+            what,
+        }
+    }
+
+    /// The longest run of rows from the first that fits both whole budgets,
+    /// with its cost; refuses a first row that alone does not fit, as Solve
+    /// refuses such a case.
+    fn fitting(
+        &self,
+        rows: &[ValidRow<'static>],
+        variant: Variant,
+    ) -> Result<(usize, u64, u64), Status> {
+        let (budget, piles_budget) = (&self.state.budget, &self.state.piles_budget);
+        let (mut cells, mut piles) = (0u64, 0u64);
+        for (i, row) in rows.iter().enumerate() {
+            let c = cells.saturating_add(cells_of(row.len(), variant == Variant::TwoEnds));
+            let p = piles.saturating_add(row.len() as u64);
+            let fits = budget.fits(c).and_then(|()| piles_budget.fits(p));
+            match fits {
+                Ok(()) => (cells, piles) = (c, p),
+                Err(e) if i == 0 => return Err(self.state.refused(e)),
+                Err(_) => return Ok((i, cells, piles)),
+            }
+        }
+        Ok((rows.len(), cells, piles))
+    }
+
+    /// Reserves `cells` and `piles`, waiting while the budgets are busy.
+    fn reserve(&self, cells: u64, piles: u64) -> Result<[Reservation; 2], Status> {
+        let mut pause = Duration::from_millis(1);
+        loop {
+            if self.cancel.is_cancelled() {
+                return Err(self.cancel.status(self.what));
+            }
+            match self.state.try_admit(cells, piles) {
+                Ok(reservations) => return Ok(reservations),
+                Err(AdmissionError::Busy { .. }) => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(MAX_PAUSE);
+                }
+                Err(e @ AdmissionError::TooLarge { .. }) => return Err(self.state.refused(e)),
+            }
+        }
+    }
+}
+
+impl SolveBatch for Admitted<'_> {
+    type Error = Status;
+
+    fn solve(&mut self, rows: &[ValidRow<'static>], variant: Variant) -> Result<Vec<bool>, Status> {
+        let mut verdicts = Vec::with_capacity(rows.len());
+        let mut rest = rows;
+        while !rest.is_empty() {
+            let (count, cells, piles) = self.fitting(rest, variant)?;
+            let (part, next) = rest.split_at(count);
+            let _reservations = self.reserve(cells, piles)?;
+            let (metrics, cancel) = (&self.state.metrics, &self.cancel);
+            let cancelled = || cancel.is_cancelled();
+            let solved = self.state.pool.install(|| {
+                part.par_iter()
+                    .with_max_len(1)
+                    .map(|row| {
+                        if cancelled() {
+                            return None;
+                        }
+                        metrics
+                            .count_case(|| first_player_wins_cancellable(row, variant, &cancelled))
+                    })
+                    .collect::<Option<Vec<_>>>()
+            });
+            verdicts.extend(solved.ok_or_else(|| self.cancel.status(self.what))?);
+            rest = next;
+        }
+        Ok(verdicts)
+    }
+}

