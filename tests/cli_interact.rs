@@ -363,11 +363,13 @@ fn judge_failures() {
     let (code, err) = code_and_stderr(out);
     assert_eq!(code, 3, "{err}");
     assert_has(&err, &["FAIL cannot run /nonexistent/program"]);
-    let out = Command::new(STONEGAME)
-        .args(["interact", "--strength", "2", &s.s("in.txt")])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    for bad in ["--strength=2", "--move-timeout-ms=0"] {
+        let out = Command::new(STONEGAME)
+            .args(["interact", bad, &s.s("in.txt")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
 }
 
 #[test]

@@ -412,6 +412,16 @@ fn illegal_moves_are_typed_errors_and_change_nothing() {
     assert!(one.play(Side::Left, 3).unwrap().game_over);
 }
 
+/// The RPC keeps a row's layers in an `Arc` shared between games, and
+/// games on whatever thread serves their stream.
+#[test]
+fn rows_are_shared_and_games_move_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    fn movable<T: Send>() {}
+    shared::<GameRow>();
+    movable::<Game>();
+}
+
 #[test]
 fn bad_states_are_typed_errors() {
     let piles = [3, 1, 9, 4];

@@ -75,8 +75,9 @@ pub struct InteractArgs {
     /// Seed of the judge's random choices (same seed, same games).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Longest wait for each line of the program, in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    /// Longest wait for each line of the program, in milliseconds (≥ 1).
+    #[arg(long, default_value_t = 10_000, value_name = "MS",
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub move_timeout_ms: u64,
     /// Write every line exchanged (`>` judge to program, `<` program to
     /// judge, `#` notes) to FILE.
