@@ -542,6 +542,14 @@ fn cancelling_the_sweep() {
     assert!(GameRow::new(&vr(&piles[..500]), Variant::TwoEnds, &stop).is_ok());
 }
 
+/// CPU time this thread has run, from Linux's schedstat (`None`
+/// elsewhere): unlike wall time, it leaves out the time the thread waited
+/// for a core on a busy machine.
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
 /// Figures for docs/play.md: start-up (the sweep and the first cone) and
 /// the time per move after it, for several row lengths and strides, with
 /// the kernel's verdict of the same row for comparison.
@@ -575,45 +583,54 @@ fn per_move_figures() {
             let Ok(row) = GameRow::with_options(&vr(&piles), Variant::TwoEnds, opts, &Never);
             let row = Arc::new(row);
             let sweep = t0.elapsed();
+            // Enough games for at least 600,000 moves (one at n = 200,000),
+            // all started before the clock runs: the first cone is start-up.
+            let games = (600_000 / (3 * n)).max(1);
             let t1 = Instant::now();
-            let mut game = Game::new(Arc::clone(&row));
-            let first_cone = t1.elapsed();
+            let mut all: Vec<Game> = (0..games).map(|_| Game::new(Arc::clone(&row))).collect();
+            let first_cone = t1.elapsed() / games as u32;
             // Both players: the bot at strength 0.5 (half its best moves,
             // half random ones), the interactor's policy when lost. Each
             // move: the analysis, the bot's choice, the move.
-            let bot = Bot {
-                strength: 0.5,
-                seed: 1,
-                when_lost: WhenLost::Shorten,
-            };
             let mut times: Vec<Duration> = Vec::new();
+            let cpu0 = thread_cpu_ns();
             let t2 = Instant::now();
-            while !game.is_over() {
-                let t = Instant::now();
-                let _ = game.analysis();
-                let m = game.bot_move(&bot).unwrap();
-                game.play_move(m).unwrap();
-                times.push(t.elapsed());
+            for (g, game) in all.iter_mut().enumerate() {
+                let bot = Bot {
+                    strength: 0.5,
+                    seed: g as u64,
+                    when_lost: WhenLost::Shorten,
+                };
+                while !game.is_over() {
+                    let t = Instant::now();
+                    let _ = game.analysis();
+                    let m = game.bot_move(&bot).unwrap();
+                    game.play_move(m).unwrap();
+                    times.push(t.elapsed());
+                }
             }
             let play = t2.elapsed();
+            let cpu = cpu0.zip(thread_cpu_ns()).map(|(a, b)| b - a);
+            let cone_cells: u64 = all.iter().map(Game::cone_cells).sum();
             times.sort();
             let pct = |p: f64| times[((times.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e6;
             println!(
                 "n={n} stride={stride} kept_stride={:?} row_MB={:.2} game_KB={:.0} sweep={:.3}s \
-                 first_cone={:.3}ms plies={} mean={:.0}ns p50={:.2}us p99={:.2}us \
-                 p99.9={:.2}us max={:.2}us cone_cells/removal={:.0}",
+                 first_cone={:.3}ms games={games} moves={} mean={:.0}ns cpu_mean={:.0}ns \
+                 p50={:.2}us p99={:.2}us p99.9={:.2}us max={:.2}us cone_cells/removal={:.0}",
                 row.stride(),
                 row.heap_bytes() as f64 / 1e6,
-                game.heap_bytes() as f64 / 1e3,
+                all[0].heap_bytes() as f64 / 1e3,
                 sweep.as_secs_f64(),
                 first_cone.as_secs_f64() * 1e3,
                 times.len(),
                 play.as_secs_f64() * 1e9 / times.len() as f64,
+                cpu.map_or(f64::NAN, |c| c as f64 / times.len() as f64),
                 pct(0.5),
                 pct(0.99),
                 pct(0.999),
                 pct(1.0),
-                game.cone_cells() as f64 / (n as f64 - 2.0),
+                cone_cells as f64 / (games * (n - 2)) as f64,
             );
         }
     }
