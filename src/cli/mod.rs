@@ -11,6 +11,8 @@ pub mod bench;
 pub mod check;
 pub mod client;
 pub mod generate;
+pub mod interact;
+pub mod play;
 pub mod serve;
 pub mod solve;
 pub mod suggest;
@@ -41,6 +43,11 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Generate OJ-format test data.
     Gen(generate::GenArgs),
+    /// Judge a contestant's program that plays the games of an input
+    /// (interactive problem; testlib or Kattis conventions).
+    Interact(interact::InteractArgs),
+    /// Play a game against the bot in the terminal.
+    Play(play::PlayArgs),
 }
 
 /// Parses the arguments and runs the command.
@@ -54,6 +61,8 @@ pub fn main() -> ExitCode {
         Command::Client(cmd) => client::run(cmd),
         Command::Check(args) => check::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Interact(args) => interact::run(args),
+        Command::Play(args) => play::run(args),
     }
 }
 

@@ -9,6 +9,7 @@
 //! * [`tables`] — the full O(n²) `left`/`right` tables of one row;
 //! * [`moves`] — winning moves and the bot's move for both variants;
 //! * [`leftmost`] — the leftmost-only variant (docs/game.md §2);
+//! * [`game`] — whole games: O(1) amortized moves, analysis and the bot;
 //! * [`exhaustive`] — a game-tree solver for small rows, the independent truth;
 //! * [`planted`] — making first-player losses on purpose (test data);
 //! * [`batch`] — grouping rows into bounded batches for [`solve_valid_batch`].
@@ -22,6 +23,7 @@
 pub mod batch;
 pub mod cancel;
 pub mod exhaustive;
+pub mod game;
 pub mod kernel;
 pub mod leftmost;
 pub mod moves;

@@ -30,6 +30,7 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+pub(crate) mod from_layer;
 
 use super::{Advance, KernelOptions, Layers, PAD, run_layers};
 use crate::core::cancel::Cancel;

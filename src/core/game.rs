@@ -1,0 +1,714 @@
+//! Whole games: a referee and a bot that check and answer every move in
+//! O(1) amortized time, whatever the row's length (docs/play.md).
+//!
+//! Only the end piles are ever touched, so every position of a game on the
+//! row `a_1 … a_n` is `(x, a_p, …, a_q, y)`: the *live* piles are the
+//! original piles `first ..= last` (0-based here), the end ones reduced to
+//! `x` (`left_size`) and `y` (`right_size`), and the *interior* `[p, q] =
+//! [first + 1, last − 1]` is untouched (docs/game.md §1). With
+//! `L = left[p][q]` and `R = right[p][q]`, one step of the recurrence gives
+//! `t = left_step(L, R, y)`, the left pile that loses, and
+//! `u = right_step(L, R, x)`, the right pile that loses
+//! ([`tables::left_step`](crate::core::tables::left_step)): the mover loses
+//! exactly when `x = t`, and the winning moves reduce the left pile to `t`
+//! (if `t < x`) and the right pile to `u` (if `u < y`). With an empty
+//! interior `t = y` and `u = x`; one pile is a win (take it all).
+//!
+//! So a position needs only `(L, R)` of its interior, and each pile removal
+//! shortens the interior by one: a game walks down the layers of interval
+//! length one at a time. A [`GameRow`] keeps every `s`-th layer of the row
+//! from one O(n²) sweep (2-bit codes, about n²/(4s) bytes, shared by every
+//! game on the row); a [`Game`] recomputes the next `s` layers inside its
+//! *cone* (the cells of the current interior) when it drops below a kept
+//! layer: O(s²) once per `s` removals. Rows of at most
+//! [`FULL_TABLE_MAX_PILES`] piles keep no layers; their one cone is the full
+//! table. The leftmost variant needs one O(n) pass of suffix verdicts
+//! (docs/game.md §2).
+//!
+//! A game's whole state is [`GameState`]: five numbers, which with the
+//! original row rebuild the game exactly ([`Game::resume`]).
+
+mod layers;
+
+use std::fmt;
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::cancel::Cancel;
+use super::moves::{Analysis, Move, Side};
+use super::row::{ValidRow, Variant};
+use super::tables::{left_step, right_step};
+
+pub use layers::{DEFAULT_STRIDE, FULL_TABLE_MAX_PILES, GameRow, RowOptions};
+
+/// A move that cannot be played in the current position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// The last pile is gone: nobody moves any more.
+    #[error("the game is over")]
+    GameOver,
+    /// A right-side move in the leftmost variant.
+    #[error("the leftmost variant takes from the left pile only")]
+    InvalidSide,
+    /// A move must take at least one stone.
+    #[error("a move must take at least 1 stone")]
+    TakeZero,
+    /// More stones than the pile holds.
+    #[error("cannot take {take} from the {side} pile: it holds {pile}")]
+    TakeTooMany {
+        side: SideName,
+        take: u64,
+        pile: u64,
+    },
+}
+
+/// A [`Side`] that prints as `left` / `right` (for messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SideName(pub Side);
+
+impl fmt::Display for SideName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.0 {
+            Side::Left => "left",
+            Side::Right => "right",
+        })
+    }
+}
+
+/// A [`GameState`] that does not describe a position of the game on the
+/// given row.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// [`GameState::from_bytes`] got the wrong number of bytes.
+    #[error("a game state is {expected} bytes, not {len}")]
+    Length { len: usize, expected: usize },
+    /// The live piles are not an interval of the row.
+    #[error("live piles {first}..={last} are not within the row's {n} piles")]
+    Interval { first: u64, last: u64, n: usize },
+    /// An end pile is empty or larger than it was in the row.
+    #[error("the {side} pile (pile {pile} of the row) cannot hold {size}: it started with {start}")]
+    EndSize {
+        side: SideName,
+        pile: u64,
+        size: u64,
+        start: u64,
+    },
+    /// With one pile left both ends are that pile: the sizes must agree.
+    #[error("one pile is left, but its sizes differ: {left} and {right}")]
+    OnePile { left: u64, right: u64 },
+    /// The leftmost variant never touches the right end.
+    #[error("the leftmost variant never touches the right end")]
+    RightTouched,
+    /// The ply cannot have reached this position.
+    #[error("ply {ply} cannot reach this position: it takes {min} to {max} moves")]
+    Ply { ply: u64, min: u64, max: u128 },
+}
+
+/// A game's whole state: with the original row and variant it rebuilds the
+/// game ([`Game::resume`]). The live piles are `first ..= last` (0-based
+/// indices in the original row), the end ones holding `left_size` and
+/// `right_size` stones now (the same pile and size when `first == last`);
+/// `ply` moves were played. A finished game has `first == last` and both
+/// sizes 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GameState {
+    pub first: u64,
+    pub last: u64,
+    pub left_size: u64,
+    pub right_size: u64,
+    pub ply: u64,
+}
+
+impl GameState {
+    /// Bytes of [`GameState::to_bytes`].
+    pub const BYTES: usize = 40;
+
+    /// The start of a game on `piles`.
+    pub fn initial(piles: &ValidRow<'_>) -> GameState {
+        GameState {
+            first: 0,
+            last: piles.len() as u64 - 1,
+            left_size: piles[0],
+            right_size: piles[piles.len() - 1],
+            ply: 0,
+        }
+    }
+
+    /// Is the game over (the last pile taken)?
+    pub fn is_over(&self) -> bool {
+        self.left_size == 0
+    }
+
+    /// The five numbers, little-endian, in field order.
+    pub fn to_bytes(&self) -> [u8; GameState::BYTES] {
+        let mut out = [0u8; GameState::BYTES];
+        let fields = [
+            self.first,
+            self.last,
+            self.left_size,
+            self.right_size,
+            self.ply,
+        ];
+        for (chunk, v) in out.chunks_exact_mut(8).zip(fields) {
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+        out
+    }
+
+    /// The inverse of [`GameState::to_bytes`] (not yet checked against a
+    /// row: [`Game::resume`] does that).
+    pub fn from_bytes(bytes: &[u8]) -> Result<GameState, StateError> {
+        if bytes.len() != GameState::BYTES {
+            return Err(StateError::Length {
+                len: bytes.len(),
+                expected: GameState::BYTES,
+            });
+        }
+        let f = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        Ok(GameState {
+            first: f(0),
+            last: f(1),
+            left_size: f(2),
+            right_size: f(3),
+            ply: f(4),
+        })
+    }
+
+    /// Checks that this state is a position reachable on `piles` in
+    /// `variant` (every such state is: the players' strategies are free).
+    pub fn validate(&self, piles: &ValidRow<'_>, variant: Variant) -> Result<(), StateError> {
+        let n = piles.len();
+        let (first, last) = (self.first, self.last);
+        if first > last || last >= n as u64 {
+            return Err(StateError::Interval { first, last, n });
+        }
+        let (f, l) = (first as usize, last as usize);
+        let (x, y) = (self.left_size, self.right_size);
+        let end = |side, i: usize, size: u64, allow_zero: bool| {
+            if (size == 0 && !allow_zero) || size > piles[i] {
+                Err(StateError::EndSize {
+                    side: SideName(side),
+                    pile: i as u64 + 1,
+                    size,
+                    start: piles[i],
+                })
+            } else {
+                Ok(())
+            }
+        };
+        if f == l {
+            if x != y {
+                return Err(StateError::OnePile { left: x, right: y });
+            }
+            end(Side::Left, f, x, true)?;
+        } else {
+            end(Side::Left, f, x, false)?;
+            end(Side::Right, l, y, false)?;
+        }
+        if variant == Variant::Leftmost && (l != n - 1 || (f < l && y != piles[l])) {
+            return Err(StateError::RightTouched);
+        }
+        // Moves needed: one per removed pile, one per reduced end pile; at
+        // most one per stone taken.
+        let removed = f + (n - 1 - l) + usize::from(x == 0);
+        let reduced = if f == l {
+            u64::from(x != 0 && x < piles[f])
+        } else {
+            u64::from(x < piles[f]) + u64::from(y < piles[l])
+        };
+        let min = removed as u64 + reduced;
+        let gone = |range: std::ops::Range<usize>| {
+            piles[range].iter().map(|&a| u128::from(a)).sum::<u128>()
+        };
+        let max = gone(0..f)
+            + gone(l + 1..n)
+            + u128::from(piles[f] - x)
+            + if f < l { u128::from(piles[l] - y) } else { 0 };
+        if self.ply < min || u128::from(self.ply) > max {
+            return Err(StateError::Ply {
+                ply: self.ply,
+                min,
+                max,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What the bot does in a lost position (at strength 1; every move loses
+/// against perfect play there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WhenLost {
+    /// The project's policy ([`moves`](crate::core::moves), docs/game.md
+    /// §1): one stone from the larger end pile, the left one on a tie. It
+    /// keeps the game as long as possible, which is what a human opponent
+    /// or SuggestMove wants, but a game may then last about as many plies
+    /// as there are stones.
+    #[default]
+    Prolong,
+    /// A seeded random end pile (left or right, evenly) and a random take
+    /// of at least half of it (`⌈x/2⌉ ..= x`, evenly): every move of the
+    /// bot at least halves a pile, so the bot makes at most
+    /// `n · (log₂ max a + 1)` moves in a game. The interactor's policy.
+    Shorten,
+}
+
+/// A bot: with probability `strength` it plays the optimal move (a winning
+/// move when there is one, else the [`WhenLost`] policy), otherwise a
+/// uniformly random legal move, as SuggestMove does. Its random choices at
+/// ply `k` come from [`ply_rng`]`(seed, k)`, so a resumed game makes the
+/// same choices as the uninterrupted one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bot {
+    /// In `[0, 1]`; 1 (or more) is perfect play, 0 plays at random.
+    pub strength: f64,
+    pub seed: u64,
+    pub when_lost: WhenLost,
+}
+
+impl Bot {
+    /// Strength 1, the project's policy in lost positions.
+    pub fn perfect() -> Bot {
+        Bot {
+            strength: 1.0,
+            seed: 0,
+            when_lost: WhenLost::Prolong,
+        }
+    }
+}
+
+/// The random stream of a bot's choice at `ply`: ChaCha8 seeded with
+/// `seed`, stream `ply`.
+pub fn ply_rng(seed: u64, ply: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(ply);
+    rng
+}
+
+/// An accepted move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Played {
+    /// The move (with `remaining` filled in).
+    pub mv: Move,
+    /// The mover had a winning move and this one is not: it loses against
+    /// perfect play.
+    pub blunder: bool,
+    /// The move took the last pile: the mover won.
+    pub game_over: bool,
+}
+
+/// One game on a row: the position, legality checks, analysis and the bot.
+pub struct Game {
+    row: Arc<GameRow>,
+    first: usize,
+    last: usize,
+    left: u64,
+    right: u64,
+    ply: u64,
+    /// `(left[p][q], right[p][q])` of the interior (two-ends, ≥ 3 piles live).
+    lr: (u64, u64),
+    cone: layers::Cone,
+}
+
+impl fmt::Debug for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Game")
+            .field("variant", &self.row.variant)
+            .field("n", &self.row.piles.len())
+            .field("state", &self.state())
+            .finish()
+    }
+}
+
+/// The position's losing end values: `t` (left) and `u` (right).
+enum Ends {
+    One,
+    Two { t: u64, u: u64 },
+}
+
+impl Game {
+    /// A game from the start of a prepared row.
+    pub fn new(row: Arc<GameRow>) -> Game {
+        let state = GameState::initial(&row.piles);
+        Game::resume(row, state).expect("the initial state is valid")
+    }
+
+    /// Prepares `piles` and starts a game on it; the stop of `cancel` if it
+    /// stopped the sweep (see [`GameRow::new`]).
+    pub fn start<C: Cancel + ?Sized>(
+        piles: &ValidRow<'_>,
+        variant: Variant,
+        cancel: &C,
+    ) -> Result<Game, C::Stop> {
+        Ok(Game::new(Arc::new(GameRow::new(piles, variant, cancel)?)))
+    }
+
+    /// The game on `row` in `state`, checked against the row: O(n) for the
+    /// check, plus O(s²) for the cone.
+    pub fn resume(row: Arc<GameRow>, state: GameState) -> Result<Game, StateError> {
+        state.validate(&row.piles, row.variant)?;
+        let mut game = Game {
+            first: state.first as usize,
+            last: state.last as usize,
+            left: state.left_size,
+            right: state.right_size,
+            ply: state.ply,
+            row,
+            lr: (0, 0),
+            cone: layers::Cone::default(),
+        };
+        game.refresh_interior();
+        Ok(game)
+    }
+
+    /// The state, for [`Game::resume`].
+    pub fn state(&self) -> GameState {
+        GameState {
+            first: self.first as u64,
+            last: self.last as u64,
+            left_size: self.left,
+            right_size: self.right,
+            ply: self.ply,
+        }
+    }
+
+    /// The row this game is played on.
+    pub fn row(&self) -> &Arc<GameRow> {
+        &self.row
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> Variant {
+        self.row.variant
+    }
+
+    /// Moves played so far. The first player moves at even plies.
+    pub fn ply(&self) -> u64 {
+        self.ply
+    }
+
+    /// Has the last pile been taken? (Then the player to move has lost.)
+    pub fn is_over(&self) -> bool {
+        self.left == 0
+    }
+
+    /// 0-based indices in the original row of the live end piles.
+    pub fn live(&self) -> (usize, usize) {
+        (self.first, self.last)
+    }
+
+    /// The left end pile's size now (0 once the game is over).
+    pub fn left_size(&self) -> u64 {
+        self.left
+    }
+
+    /// The right end pile's size now (the left one's when one pile is left).
+    pub fn right_size(&self) -> u64 {
+        self.right
+    }
+
+    /// The live row (O(n): for display and tests). Empty when over.
+    pub fn piles_now(&self) -> Vec<u64> {
+        if self.is_over() {
+            return Vec::new();
+        }
+        let mut out = self.row.piles[self.first..=self.last].to_vec();
+        out[0] = self.left;
+        let len = out.len();
+        out[len - 1] = self.right;
+        out
+    }
+
+    /// Bytes this game holds on the heap (its cone), not counting the
+    /// shared [`GameRow`].
+    pub fn heap_bytes(&self) -> usize {
+        self.cone.heap_bytes()
+    }
+
+    /// Cells of the table this game has computed in its cones so far.
+    pub fn cone_cells(&self) -> u64 {
+        self.cone.cells
+    }
+
+    fn refresh_interior(&mut self) {
+        if self.row.variant == Variant::TwoEnds && !self.is_over() && self.last >= self.first + 2 {
+            let (p, q) = (self.first + 1, self.last - 1);
+            self.row.ensure(&mut self.cone, p, q);
+            self.lr = self.row.interior(&self.cone, p, q);
+        }
+    }
+
+    fn ends(&self) -> Ends {
+        debug_assert_eq!(self.row.variant, Variant::TwoEnds);
+        let (x, y) = (self.left, self.right);
+        if self.first == self.last {
+            Ends::One
+        } else if self.last == self.first + 1 {
+            Ends::Two { t: y, u: x }
+        } else {
+            let (l, r) = self.lr;
+            Ends::Two {
+                t: left_step(l, r, y),
+                u: right_step(l, r, x),
+            }
+        }
+    }
+
+    /// Does the player to move win with perfect play? (False once over.)
+    pub fn mover_wins(&self) -> bool {
+        if self.is_over() {
+            return false;
+        }
+        match self.row.variant {
+            Variant::Leftmost => self.left > 1 || !self.row.suffix_wins(self.first + 1),
+            Variant::TwoEnds => match self.ends() {
+                Ends::One => true,
+                Ends::Two { t, .. } => self.left != t,
+            },
+        }
+    }
+
+    /// The winning moves of the player to move, left first (none when the
+    /// position is lost or the game over). With one pile left the only one
+    /// takes it all, reported as a left move (a right move is as good).
+    pub fn winning_moves(&self) -> Vec<Move> {
+        self.winning().into_iter().flatten().collect()
+    }
+
+    /// [`Game::winning_moves`] without allocating: the left one, the right one.
+    fn winning(&self) -> [Option<Move>; 2] {
+        let mut out = [None, None];
+        if self.is_over() {
+            return out;
+        }
+        let x = self.left;
+        match self.row.variant {
+            Variant::Leftmost => {
+                let rest_wins = self.first < self.last && self.row.suffix_wins(self.first + 1);
+                if !rest_wins {
+                    out[0] = Some(Move::to_remaining(Side::Left, x, 0));
+                } else if x > 1 {
+                    out[0] = Some(Move::to_remaining(Side::Left, x, 1));
+                }
+            }
+            Variant::TwoEnds => match self.ends() {
+                Ends::One => out[0] = Some(Move::to_remaining(Side::Left, x, 0)),
+                Ends::Two { t, u } => {
+                    if t < x {
+                        out[0] = Some(Move::to_remaining(Side::Left, x, t));
+                    }
+                    if u < self.right {
+                        out[1] = Some(Move::to_remaining(Side::Right, self.right, u));
+                    }
+                }
+            },
+        }
+        out
+    }
+
+    fn first_winning(&self) -> Option<Move> {
+        let [l, r] = self.winning();
+        l.or(r)
+    }
+
+    /// Verdict, winning moves and best move (the first winning move, else
+    /// the project's policy), as [`analyze`](crate::core::analyze) gives for
+    /// the live row; `None` once the game is over. O(1).
+    pub fn analysis(&self) -> Option<Analysis> {
+        if self.is_over() {
+            return None;
+        }
+        let winning_moves = self.winning_moves();
+        let best_move = winning_moves
+            .first()
+            .copied()
+            .unwrap_or_else(|| self.prolong_move());
+        Some(Analysis {
+            first_player_wins: !winning_moves.is_empty(),
+            winning_moves,
+            best_move,
+        })
+    }
+
+    /// Checks a move (`take` stones from the `side` pile) without playing
+    /// it: the move with `remaining` filled in, or why it is illegal.
+    pub fn check_move(&self, side: Side, take: u64) -> Result<Move, MoveError> {
+        if self.is_over() {
+            return Err(MoveError::GameOver);
+        }
+        if side == Side::Right && self.row.variant == Variant::Leftmost {
+            return Err(MoveError::InvalidSide);
+        }
+        if take == 0 {
+            return Err(MoveError::TakeZero);
+        }
+        let pile = match side {
+            Side::Left => self.left,
+            Side::Right => self.right,
+        };
+        if take > pile {
+            return Err(MoveError::TakeTooMany {
+                side: SideName(side),
+                take,
+                pile,
+            });
+        }
+        Ok(Move::to_remaining(side, pile, pile - take))
+    }
+
+    /// Is this legal move a winning one? (One pile: taking it all, from
+    /// either side.)
+    fn is_winning(&self, mv: Move) -> bool {
+        if self.first == self.last {
+            return mv.remaining == 0;
+        }
+        self.winning()
+            .iter()
+            .flatten()
+            .any(|w| w.side == mv.side && w.remaining == mv.remaining)
+    }
+
+    /// Would this move throw a win away? True when the player to move has a
+    /// winning move and `mv` (its side and take; `remaining` is ignored) is
+    /// legal and not one of them.
+    pub fn is_blunder(&self, mv: Move) -> bool {
+        match self.check_move(mv.side, mv.take) {
+            Ok(mv) => self.mover_wins() && !self.is_winning(mv),
+            Err(_) => false,
+        }
+    }
+
+    /// Plays `take` stones from the `side` pile after checking it. O(1)
+    /// amortized (O(s²) when the interior drops below the cone).
+    pub fn play(&mut self, side: Side, take: u64) -> Result<Played, MoveError> {
+        let mv = self.check_move(side, take)?;
+        let blunder = self.mover_wins() && !self.is_winning(mv);
+        let removed = mv.remaining == 0;
+        if self.first == self.last {
+            self.left = mv.remaining;
+            self.right = mv.remaining;
+        } else if side == Side::Left {
+            self.left = mv.remaining;
+            if removed {
+                self.first += 1;
+                self.left = if self.first == self.last {
+                    self.right
+                } else {
+                    self.row.piles[self.first]
+                };
+            }
+        } else {
+            self.right = mv.remaining;
+            if removed {
+                self.last -= 1;
+                self.right = if self.first == self.last {
+                    self.left
+                } else {
+                    self.row.piles[self.last]
+                };
+            }
+        }
+        self.ply += 1;
+        if removed {
+            self.refresh_interior();
+        }
+        Ok(Played {
+            mv,
+            blunder,
+            game_over: self.is_over(),
+        })
+    }
+
+    /// [`Game::play`] of a [`Move`]'s side and take (`remaining` ignored).
+    pub fn play_move(&mut self, mv: Move) -> Result<Played, MoveError> {
+        self.play(mv.side, mv.take)
+    }
+
+    /// The bot's move at this ply; `None` once the game is over.
+    pub fn bot_move(&self, bot: &Bot) -> Option<Move> {
+        if self.is_over() {
+            return None;
+        }
+        // No random numbers needed: skip seeding (the same move as below).
+        if bot.strength >= 1.0 {
+            match self.first_winning() {
+                Some(m) => return Some(m),
+                None if bot.when_lost == WhenLost::Prolong => return Some(self.prolong_move()),
+                None => {}
+            }
+        }
+        let mut rng = ply_rng(bot.seed, self.ply);
+        self.bot_move_with(bot.strength, bot.when_lost, &mut rng)
+    }
+
+    /// The bot's move with the caller's random numbers: optimal with
+    /// probability `strength` (always when it is ≥ 1, without drawing),
+    /// else a uniformly random legal move; `None` once the game is over.
+    pub fn bot_move_with(
+        &self,
+        strength: f64,
+        when_lost: WhenLost,
+        rng: &mut impl Rng,
+    ) -> Option<Move> {
+        if self.is_over() {
+            return None;
+        }
+        let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
+        Some(if optimal {
+            match self.first_winning() {
+                Some(m) => m,
+                None => self.lost_move(when_lost, rng),
+            }
+        } else {
+            self.random_move(rng)
+        })
+    }
+
+    fn two_sided(&self) -> bool {
+        self.row.variant == Variant::TwoEnds && self.first < self.last
+    }
+
+    /// [`WhenLost::Prolong`]'s move (legal in any live position).
+    fn prolong_move(&self) -> Move {
+        let (x, y) = (self.left, self.right);
+        if self.two_sided() && y > x {
+            Move::to_remaining(Side::Right, y, y - 1)
+        } else {
+            Move::to_remaining(Side::Left, x, x - 1)
+        }
+    }
+
+    /// The [`WhenLost`] move (legal in any live position).
+    fn lost_move(&self, when_lost: WhenLost, rng: &mut impl Rng) -> Move {
+        match when_lost {
+            WhenLost::Prolong => self.prolong_move(),
+            WhenLost::Shorten => {
+                let right = self.two_sided() && rng.random::<bool>();
+                let (side, pile) = if right {
+                    (Side::Right, self.right)
+                } else {
+                    (Side::Left, self.left)
+                };
+                let take = rng.random_range(pile.div_ceil(2)..=pile);
+                Move::to_remaining(side, pile, pile - take)
+            }
+        }
+    }
+
+    /// A uniformly random legal move (as SuggestMove's: every take from
+    /// either end equally likely; one pile counts once, as the left one).
+    fn random_move(&self, rng: &mut impl Rng) -> Move {
+        let (x, y) = (self.left, self.right);
+        let two_sided = self.two_sided();
+        // x + y ≤ 2 · (2^63 − 1) < 2^64.
+        let total = if two_sided { x + y } else { x };
+        let k = rng.random_range(0..total);
+        if k < x {
+            Move::to_remaining(Side::Left, x, x - 1 - k)
+        } else {
+            Move::to_remaining(Side::Right, y, y - (k - x + 1))
+        }
+    }
+}
