@@ -207,7 +207,13 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
     .expect("the ConfigMap's TOML loads")
     .shutdown_grace_ms;
     let dir = read_only_dir();
-    let (mut child, _staged) = start_pod(dir.path(), &[("STONEGAME_LISTEN", "127.0.0.1:0")]);
+    let (mut child, _staged) = start_pod(
+        dir.path(),
+        &[
+            ("STONEGAME_LISTEN", "127.0.0.1:0"),
+            ("STONEGAME_METRICS__LISTEN", "127.0.0.1:0"),
+        ],
+    );
     let lines = stderr_lines(&mut child);
     let mut log = Vec::new();
     let addr = loop {
@@ -294,7 +300,11 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
         "exit status {status:?} after SIGTERM; stderr:\n{}",
         log.join("\n")
     );
-    let not_json: Vec<&String> = log.iter().filter(|l| !l.starts_with('{')).collect();
+    // Besides `listening on ADDR`, `serve` prints `metrics on ADDR` plainly.
+    let not_json: Vec<&String> = log
+        .iter()
+        .filter(|l| !l.starts_with('{') && !l.starts_with("metrics on "))
+        .collect();
     assert!(
         not_json.is_empty(),
         "log lines that are not JSON: {not_json:?}"
@@ -315,6 +325,7 @@ fn service_link_variables_would_stop_the_pod_from_starting() {
         dir.path(),
         &[
             ("STONEGAME_LISTEN", "127.0.0.1:0"),
+            ("STONEGAME_METRICS__LISTEN", "127.0.0.1:0"),
             ("STONEGAME_SERVICE_HOST", "10.0.0.1"),
             ("STONEGAME_PORT", "tcp://10.0.0.1:50051"),
         ],

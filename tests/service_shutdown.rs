@@ -19,7 +19,13 @@ use common::case;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_and_exits_0_on_sigterm() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+        ])
         .env("STONEGAME_LOG__FORMAT", "json")
         .env("STONEGAME_LOG__FILTER", "stonegame=debug")
         .env_remove("RUST_LOG")

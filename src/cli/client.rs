@@ -11,15 +11,26 @@
 //!   refuses the call is `FAIL …`, exit 3, like an unreadable file);
 //! * `gen` — the Generate RPC, writing exactly the bytes of the offline
 //!   `stonegame gen` (input on stdout, answers to `--answers FILE`).
+//!
+//! Every command's `--server` is one URL, a comma-separated list of URLs or
+//! `dns:///HOST:PORT` (all the name's addresses); a malformed value or a
+//! name that does not resolve is an error, exit 1 (`check`: FAIL, exit 3,
+//! for a name that does not resolve, like a server that cannot be reached).
+//! `solve` spreads its batches over every replica and resends those of a
+//! replica that fails (docs/replicas.md).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::client::{Client, ClientError, LoadReport, LoadRpc, LoadSpec, loadtest, solve_case};
+use crate::client::{
+    Client, ClientError, LoadReport, LoadRpc, LoadSpec, Notice, ReplicaStats, RetryPolicy,
+    SolveOptions, Target, loadtest, solve_case,
+};
 use crate::core::Move;
 use crate::core::Variant;
 use crate::judge::check::Verdict;
@@ -67,8 +78,11 @@ pub struct RemoteGenArgs {
 /// The server to talk to.
 #[derive(Debug, clap::Args)]
 pub struct ServerArg {
-    /// The server's URL, e.g. http://127.0.0.1:50051.
-    #[arg(long, default_value = "http://127.0.0.1:50051")]
+    /// The server: a URL (http://127.0.0.1:50051: one connection), a
+    /// comma-separated list of URLs, or dns:///HOST:PORT (every address of
+    /// the name, re-resolved every 30 s and after failures); requests are
+    /// balanced over the replicas.
+    #[arg(long, default_value = "http://127.0.0.1:50051", value_name = "SERVER")]
     pub server: String,
 }
 
@@ -83,9 +97,13 @@ pub struct SolveArgs {
     /// Cases per request.
     #[arg(long, default_value_t = 64)]
     pub batch_size: usize,
-    /// Requests sent ahead of the answers.
+    /// Requests sent ahead of the answers, on each replica's stream.
     #[arg(long, default_value_t = 4)]
     pub in_flight: usize,
+    /// At the end, print on stderr what each replica answered and how
+    /// often it failed.
+    #[arg(long)]
+    pub stats: bool,
     /// OJ-format input; standard input when absent or `-`.
     pub file: Option<PathBuf>,
 }
@@ -220,7 +238,25 @@ fn run_solve(runtime: &tokio::runtime::Runtime, args: SolveArgs) -> ExitCode {
     }
 }
 
-/// Reads OJ input on this thread, streams batches to the server from the
+/// One replica's line of `client solve --stats`.
+fn stats_line(r: &ReplicaStats) -> String {
+    let mut line = format!(
+        "replica {}: {} batches, {} cases answered; {} failed streams",
+        r.replica, r.batches, r.cases, r.failures
+    );
+    if let Some(e) = &r.last_error {
+        line.push_str(&format!(" (last: {e})"));
+    }
+    if r.given_up {
+        line.push_str("; given up");
+    }
+    if r.removed {
+        line.push_str("; left the resolved set");
+    }
+    line
+}
+
+/// Reads OJ input on this thread, streams batches to the replicas from the
 /// runtime and writes verdicts in order. On an input error every case
 /// before it is written first, as offline.
 fn solve_remote(
@@ -229,31 +265,61 @@ fn solve_remote(
     args: &SolveArgs,
 ) -> Result<(), RemoteSolveError> {
     let mut reader = OjReader::new(input)?;
-    let mut client = runtime.block_on(Client::connect(&args.server.server))?;
-    let (tx, rx) = mpsc::channel::<pb::SolveRequest>(args.in_flight.max(1));
+    let client = runtime.block_on(Client::connect(&args.server.server))?;
+    let in_flight = args.in_flight.max(1);
+    let (tx, rx) = mpsc::channel::<pb::SolveRequest>(in_flight);
+    let options = SolveOptions {
+        in_flight,
+        retry: RetryPolicy::default(),
+        // A replica that keeps refusing connections is reported when it
+        // is given up, not at every attempt (--stats has them all).
+        on_notice: Some(Arc::new(|notice| {
+            let quiet = matches!(
+                notice,
+                Notice::Failed {
+                    resent: 0,
+                    retry_in: Some(_),
+                    ..
+                }
+            );
+            if !quiet {
+                eprintln!("stonegame: warning: {notice}");
+            }
+        })),
+    };
+    let print_stats = args.stats;
     let answers = runtime.spawn(async move {
-        let mut responses = client.solve_stream(ReceiverStream::new(rx)).await?;
+        let mut run = client.solve_batches(ReceiverStream::new(rx), options);
         let mut out = io::BufWriter::new(io::stdout());
         let mut case = 0u64;
-        while let Some(response) = responses.message().await.map_err(ClientError::from)? {
-            for result in response.results {
-                case += 1;
-                if let Some(error) = result.error {
-                    out.flush()?;
-                    return Err(RemoteSolveError::Case {
-                        case,
-                        message: error.message,
-                    });
+        let result = async {
+            while let Some(response) = run.next().await {
+                for result in response?.results {
+                    case += 1;
+                    if let Some(error) = result.error {
+                        out.flush()?;
+                        return Err(RemoteSolveError::Case {
+                            case,
+                            message: error.message,
+                        });
+                    }
+                    out.write_all(if result.first_player_wins {
+                        b"1\n"
+                    } else {
+                        b"0\n"
+                    })?;
                 }
-                out.write_all(if result.first_player_wins {
-                    b"1\n"
-                } else {
-                    b"0\n"
-                })?;
+                out.flush()?;
             }
-            out.flush()?;
+            Ok(())
         }
-        Ok(())
+        .await;
+        if print_stats {
+            for r in run.stats() {
+                eprintln!("stonegame: {}", stats_line(&r));
+            }
+        }
+        result
     });
     let variant: Variant = args.variant.into();
     let batch_size = args.batch_size.max(1);
@@ -422,6 +488,10 @@ fn loadtest_line(spec: &LoadSpec, r: &LoadReport) -> String {
 }
 
 fn run_check(runtime: &tokio::runtime::Runtime, args: &RemoteCheckArgs) -> ExitCode {
+    // A malformed --server is bad usage, not a judging failure.
+    if let Err(e) = Target::parse(&args.server.server) {
+        return fail(e);
+    }
     let (line, code) = match super::check::open_files(&args.check) {
         Ok((input, answer)) => {
             let variant = args.check.variant.into();

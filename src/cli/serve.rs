@@ -2,7 +2,9 @@
 //!
 //! Configuration layers: embedded defaults → `--config FILE` →
 //! `STONEGAME_*` environment → flags (see `crate::service::config`). The
-//! bound address is printed as `listening on ADDR` on stderr. malloc is
+//! bound address is printed as `listening on ADDR` on stderr, and the
+//! Prometheus endpoint's as `metrics on ADDR` (unless `metrics.listen` is
+//! empty). malloc is
 //! tuned to keep freed buffers (`crate::service::alloc`) before the runtime
 //! starts.
 
@@ -23,6 +25,10 @@ pub struct ServeArgs {
     /// Address to listen on (default 127.0.0.1:50051; port 0 = any free port).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
+    /// Address of the Prometheus endpoint, `/metrics` (default
+    /// 127.0.0.1:9090; port 0 = any free port; "" = none).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
     /// Print the effective configuration (Rust debug form) and exit.
     #[arg(long)]
     pub print_config: bool,
@@ -32,6 +38,7 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> ExitCode {
     let overrides = Overrides {
         listen: args.listen,
+        metrics_listen: args.metrics_listen,
     };
     let config = match Config::load(args.config.as_deref(), None, &overrides) {
         Ok(c) => c,

@@ -17,13 +17,26 @@
 //! * [`loadtest`] measures QPS and latency percentiles of SuggestMove (or of
 //!   the health check, the floor), closed loop with many concurrent clients
 //!   or open loop at a fixed rate ([`load`]).
+//!
+//! Replicas ([`target`], [`resolve`], [`replicated`]; docs/replicas.md): a
+//! client connects to one URL (one connection, as `http://HOST:PORT`
+//! always did), to a comma-separated list of URLs, or to every address of
+//! a `dns:///HOST:PORT` name, re-resolved periodically and after failures.
+//! With several replicas, unary calls and single streams go through tonic's
+//! balancing channel (and a call refused with UNAVAILABLE is tried again,
+//! twice); [`Client::solve_batches`] opens a Solve stream on every replica,
+//! resends the unanswered batches of a replica that fails, and returns the
+//! answers in input order, each exactly once.
 
+use std::future::Future;
 use std::io::{self, Read};
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
 use tonic::transport::{Channel, Endpoint};
-use tonic::{Status, Streaming};
+use tonic::{Code, Status, Streaming};
 
 use crate::core::Variant;
 use crate::core::tables::decode;
@@ -33,8 +46,16 @@ use crate::wire::pb::stone_game_client::StoneGameClient;
 use crate::wire::{LeWidth, MAX_FRAME_SIZE, pb, piles_to_le, unpack_code};
 
 pub mod load;
+pub mod replicated;
+pub mod resolve;
+pub mod schedule;
+pub mod target;
 
 pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
+pub use replicated::{Notice, SolveOptions, SolveRun};
+pub use resolve::{ReplicaSet, Replicas};
+pub use schedule::{ReplicaStats, RetryPolicy};
+pub use target::{Source, Target, TargetError};
 
 /// Largest response message the client accepts.
 const MAX_MESSAGE: usize = 64 << 20;
@@ -47,6 +68,39 @@ pub enum ClientError {
     Connect {
         url: String,
         source: tonic::transport::Error,
+    },
+    /// The `--server` value is malformed.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    /// A `dns:///` name could not be resolved (or has no address).
+    #[error("cannot resolve {name}: {source}")]
+    Resolve { name: String, source: io::Error },
+    /// Every replica failed too often (or left the resolved set) while
+    /// batches were left.
+    #[error(
+        "no replica left to send to: tried {}; {answered} cases were answered",
+        tried_list(.tried)
+    )]
+    NoReplicaLeft {
+        /// Every replica, with its last error.
+        tried: Vec<ReplicaStats>,
+        /// Cases answered (and returned in order) before.
+        answered: u64,
+    },
+    /// A batch failed on too many streams.
+    #[error(
+        "batch {} failed on {attempts} streams (last: {last_error}); {answered} cases were answered",
+        .batch + 1
+    )]
+    BatchGaveUp {
+        /// Its 0-based index.
+        batch: u64,
+        /// Streams that failed with it in flight.
+        attempts: u32,
+        /// The last error, with its replica.
+        last_error: String,
+        /// Cases answered (and returned in order) before.
+        answered: u64,
     },
     /// The server answered with an error status.
     #[error("the server says {:?}: {}", .0.code(), .0.message())]
@@ -63,6 +117,28 @@ pub enum ClientError {
         what: &'static str,
         source: io::Error,
     },
+}
+
+/// The replicas of a [`ClientError::NoReplicaLeft`], each with its record.
+fn tried_list(tried: &[ReplicaStats]) -> String {
+    let list: Vec<String> = tried
+        .iter()
+        .map(|r| {
+            let mut s = format!(
+                "{} ({} batches answered, {} failures",
+                r.replica, r.batches, r.failures
+            );
+            if let Some(e) = &r.last_error {
+                s.push_str(&format!(", last: {e}"));
+            }
+            if r.removed {
+                s.push_str(", left the resolved set");
+            }
+            s.push(')');
+            s
+        })
+        .collect();
+    list.join(", ")
 }
 
 /// Bytes per chunk [`Client::check`] sends.
@@ -156,42 +232,176 @@ pub fn generate_request(spec: &GenSpec) -> pb::GenerateRequest {
     }
 }
 
-/// A connected client.
+/// How connections to the servers are made.
+#[derive(Debug, Clone)]
+pub(crate) struct EndpointSettings {
+    connect_timeout: Option<Duration>,
+    keepalive: Option<Duration>,
+}
+
+impl EndpointSettings {
+    /// The endpoint of one server URL.
+    pub(crate) fn endpoint(&self, url: &str) -> Result<Endpoint, ClientError> {
+        let mut endpoint = Endpoint::from_shared(url.to_string())
+            .map_err(|source| ClientError::Connect {
+                url: url.to_string(),
+                source,
+            })?
+            .tcp_nodelay(true)
+            .max_frame_size(MAX_FRAME_SIZE);
+        if let Some(timeout) = self.connect_timeout {
+            endpoint = endpoint.connect_timeout(timeout);
+        }
+        if let Some(interval) = self.keepalive {
+            // Pings only while streams are open: a replica whose machine
+            // vanished (no RST) is noticed within two intervals.
+            endpoint = endpoint
+                .http2_keep_alive_interval(interval)
+                .keep_alive_timeout(interval)
+                .keep_alive_while_idle(false);
+        }
+        Ok(endpoint)
+    }
+}
+
+/// How a [`Client`] connects: `Client::builder(server)…connect()`.
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    server: String,
+    resolve_every: Duration,
+    settings: EndpointSettings,
+}
+
+impl ClientBuilder {
+    /// How often `dns:///` names are resolved again (default 30 s; they
+    /// are also resolved again soon after a connection fails).
+    pub fn resolve_every(mut self, every: Duration) -> ClientBuilder {
+        self.resolve_every = every.max(Duration::from_millis(100));
+        self
+    }
+
+    /// The longest a TCP connection may take to open (default 5 s; `None`:
+    /// the system's).
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> ClientBuilder {
+        self.settings.connect_timeout = timeout;
+        self
+    }
+
+    /// HTTP/2 keepalive: a ping this often while streams are open, the
+    /// connection dropped when one is not answered within as long (default
+    /// 10 s; `None`: off).
+    pub fn keepalive(mut self, interval: Option<Duration>) -> ClientBuilder {
+        self.settings.keepalive = interval;
+        self
+    }
+
+    /// Parses the server address and connects: a single URL connects now
+    /// (an unreachable server is an error here, as always); a list or a
+    /// `dns:///` name is resolved now (an unresolvable name is an error
+    /// here) and connects to each replica on first use.
+    pub async fn connect(self) -> Result<Client, ClientError> {
+        let target = Target::parse(&self.server)?;
+        match &target {
+            Target::Single(url) => {
+                let channel = self
+                    .settings
+                    .endpoint(url)?
+                    .connect()
+                    .await
+                    .map_err(|source| ClientError::Connect {
+                        url: url.clone(),
+                        source,
+                    })?;
+                let replicas = Replicas::fixed(url);
+                Ok(Client::assemble(
+                    channel.clone(),
+                    target,
+                    replicas,
+                    replicated::Channels::Single(channel),
+                ))
+            }
+            Target::Balanced(_) => {
+                let (channel, replicas) =
+                    resolve::start(&target, &self.settings, self.resolve_every).await?;
+                Ok(Client::assemble(
+                    channel,
+                    target,
+                    replicas,
+                    replicated::Channels::PerReplica(self.settings),
+                ))
+            }
+        }
+    }
+}
+
+/// A connected client: to one server, or balanced over replicas.
 #[derive(Debug, Clone)]
 pub struct Client {
     channel: Channel,
     inner: StoneGameClient<Channel>,
+    target: Arc<Target>,
+    replicas: Replicas,
+    channels: replicated::Channels,
 }
 
+/// Attempts of a unary call (or of opening a stream) over several
+/// replicas when it is refused with UNAVAILABLE.
+const BALANCED_ATTEMPTS: u32 = 3;
+
 impl Client {
-    /// Connects to `url` (e.g. `http://127.0.0.1:50051`; a bare `host:port`
-    /// gets `http://`).
-    pub async fn connect(url: &str) -> Result<Client, ClientError> {
-        let url = if url.contains("://") {
-            url.to_string()
-        } else {
-            format!("http://{url}")
-        };
-        let connect_err = |source| ClientError::Connect {
-            url: url.clone(),
-            source,
-        };
-        let channel = Endpoint::from_shared(url.clone())
-            .map_err(connect_err)?
-            .tcp_nodelay(true)
-            .max_frame_size(MAX_FRAME_SIZE)
-            .connect()
-            .await
-            .map_err(connect_err)?;
-        Ok(Client::from_channel(channel))
+    /// Connects to `server` with the default settings: `http://HOST:PORT`
+    /// (a bare `HOST:PORT` gets `http://`), `dns:///HOST:PORT` or a
+    /// comma-separated list of those ([`Client::builder`]).
+    pub async fn connect(server: &str) -> Result<Client, ClientError> {
+        Client::builder(server).connect().await
     }
 
-    /// A client over an existing channel.
+    /// A builder for `server` (see [`Client::connect`]).
+    pub fn builder(server: &str) -> ClientBuilder {
+        ClientBuilder {
+            server: server.to_string(),
+            resolve_every: Duration::from_secs(30),
+            settings: EndpointSettings {
+                connect_timeout: Some(Duration::from_secs(5)),
+                keepalive: Some(Duration::from_secs(10)),
+            },
+        }
+    }
+
+    /// A client over an existing channel (one server).
     pub fn from_channel(channel: Channel) -> Client {
+        let target = Target::Single("(channel)".into());
+        let replicas = Replicas::fixed("(channel)");
+        let channels = replicated::Channels::Single(channel.clone());
+        Client::assemble(channel, target, replicas, channels)
+    }
+
+    fn assemble(
+        channel: Channel,
+        target: Target,
+        replicas: Replicas,
+        channels: replicated::Channels,
+    ) -> Client {
         let inner = StoneGameClient::new(channel.clone())
             .max_decoding_message_size(MAX_MESSAGE)
             .max_encoding_message_size(MAX_MESSAGE);
-        Client { channel, inner }
+        Client {
+            channel,
+            inner,
+            target: Arc::new(target),
+            replicas,
+            channels,
+        }
+    }
+
+    /// What the client was connected to.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The replicas now known (one for a single URL).
+    pub fn replicas(&self) -> ReplicaSet {
+        self.replicas.current()
     }
 
     /// The generated client, for anything not wrapped here.
@@ -199,8 +409,54 @@ impl Client {
         &mut self.inner
     }
 
+    /// Runs `call`; over several replicas, a call refused with UNAVAILABLE
+    /// (a replica gone or shutting down) is tried again, up to
+    /// [`BALANCED_ATTEMPTS`] times, and the resolver is told.
+    async fn balanced<T, F, Fut>(&self, mut call: F) -> Result<T, Status>
+    where
+        F: FnMut(StoneGameClient<Channel>) -> Fut,
+        Fut: Future<Output = Result<T, Status>>,
+    {
+        let mut attempt = 1;
+        loop {
+            match call(self.inner.clone()).await {
+                Err(status)
+                    if status.code() == Code::Unavailable
+                        && self.target.is_balanced()
+                        && attempt < BALANCED_ATTEMPTS =>
+                {
+                    self.replicas.report_failure();
+                    tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
+                    attempt += 1;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    /// Solves a stream of batches over every replica: one Solve stream per
+    /// replica with `options.in_flight` batches in flight on each, the
+    /// batches of a replica that fails resent to the others (bounded by
+    /// `options.retry`), and the answers returned in input order, each
+    /// exactly once ([`SolveRun`]). Rows given in `piles` are sent as they
+    /// are (see [`pack_case`]).
+    pub fn solve_batches(
+        &self,
+        batches: impl Stream<Item = pb::SolveRequest> + Send + Unpin + 'static,
+        options: SolveOptions,
+    ) -> SolveRun {
+        replicated::start(
+            batches,
+            self.replicas.clone(),
+            self.channels.clone(),
+            options,
+        )
+    }
+
     /// Opens a Solve stream sending `batches`; responses come one per batch,
-    /// in order.
+    /// in order. One stream goes to one server (over several replicas, the
+    /// one the balancer picks): [`Client::solve_batches`] spreads the work
+    /// and survives a lost replica.
     pub async fn solve_stream(
         &mut self,
         batches: impl Stream<Item = pb::SolveRequest> + Send + 'static,
@@ -208,8 +464,8 @@ impl Client {
         Ok(self.inner.solve(batches).await?.into_inner())
     }
 
-    /// Solves `cases` in batches of `batch_size` over one stream; the
-    /// results come back in case order. Rows given in `piles` are sent as
+    /// Solves `cases` in batches of `batch_size` over one stream (all sent
+    /// ahead of the answers); the results come back in case order. Rows given in `piles` are sent as
     /// `piles_le` ([`pack_case`]), each batch as it is sent.
     pub async fn solve(
         &mut self,
@@ -295,9 +551,12 @@ impl Client {
         &mut self,
         spec: &GenSpec,
     ) -> Result<Streaming<pb::GenerateChunk>, ClientError> {
+        let request = generate_request(spec);
         Ok(self
-            .inner
-            .generate(generate_request(spec))
+            .balanced(|mut c| {
+                let request = request.clone();
+                async move { c.generate(request).await }
+            })
             .await?
             .into_inner())
     }
@@ -316,7 +575,13 @@ impl Client {
             strength,
             seed,
         };
-        Ok(self.inner.suggest_move(req).await?.into_inner())
+        Ok(self
+            .balanced(|mut c| {
+                let req = req.clone();
+                async move { c.suggest_move(req).await }
+            })
+            .await?
+            .into_inner())
     }
 
     /// Fetches and unpacks the tables of a row.
@@ -327,9 +592,12 @@ impl Client {
     ) -> Result<TableCodes, ClientError> {
         let n = piles.len();
         let piles_kept = piles.clone();
+        let request = pb::GetTablesRequest { piles, chunk_rows };
         let mut stream = self
-            .inner
-            .get_tables(pb::GetTablesRequest { piles, chunk_rows })
+            .balanced(|mut c| {
+                let request = request.clone();
+                async move { c.get_tables(request).await }
+            })
             .await?
             .into_inner();
         let mut codes = TableCodes {
@@ -373,10 +641,16 @@ impl Client {
 
     /// The serving status of `service` ("" = the whole server).
     pub async fn health(&self, service: &str) -> Result<i32, ClientError> {
-        let mut health = tonic_health::pb::health_client::HealthClient::new(self.channel.clone());
-        let resp = health
-            .check(tonic_health::pb::HealthCheckRequest {
-                service: service.to_string(),
+        let request = tonic_health::pb::HealthCheckRequest {
+            service: service.to_string(),
+        };
+        let channel = self.channel.clone();
+        let resp = self
+            .balanced(|_| {
+                let mut health =
+                    tonic_health::pb::health_client::HealthClient::new(channel.clone());
+                let request = request.clone();
+                async move { health.check(request).await }
             })
             .await?;
         Ok(resp.into_inner().status)

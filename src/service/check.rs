@@ -297,7 +297,7 @@ pub async fn check(
     state: &Arc<State>,
     request: Request<Streaming<pb::CheckRequest>>,
 ) -> Result<Response<pb::CheckResponse>, Status> {
-    let permit = state.rpcs.admit(&state.metrics)?;
+    let permit = state.admit_rpc()?;
     let started = Instant::now();
     // tonic drops this future when the client goes away or its deadline
     // passes: the guard then stops the batch being solved.

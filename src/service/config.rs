@@ -4,8 +4,9 @@
 //! 2. an optional TOML file (`--config FILE`);
 //! 3. environment variables `STONEGAME_<KEY>`, with `__` between nested keys:
 //!    `STONEGAME_LISTEN`, `STONEGAME_WORKERS`, `STONEGAME_IO_THREADS`,
-//!    `STONEGAME_LOG__FORMAT`, `STONEGAME_LIMITS__MAX_PILES`, …;
-//! 4. command-line flags (`--listen ADDR`).
+//!    `STONEGAME_LOG__FORMAT`, `STONEGAME_LIMITS__MAX_PILES`,
+//!    `STONEGAME_METRICS__LISTEN`, …;
+//! 4. command-line flags (`--listen ADDR`, `--metrics-listen ADDR`).
 //!
 //! Unknown keys are errors in every layer, so a typo never goes unnoticed.
 
@@ -40,8 +41,16 @@ pub struct Config {
     pub inline_max_cells: u64,
     /// Grace period for in-flight RPCs after a shutdown signal, in ms.
     pub shutdown_grace_ms: u64,
+    /// A connection older than this (ms) is closed gracefully (HTTP/2
+    /// GOAWAY: its RPCs finish, the client reconnects); 0 = never.
+    pub max_connection_age_ms: u64,
+    /// How long the RPCs of a connection closed for its age may still run
+    /// (ms); after that the connection is cut. 0 = as long as they take.
+    pub max_connection_age_grace_ms: u64,
     /// Logging.
     pub log: LogConfig,
+    /// The Prometheus endpoint.
+    pub metrics: MetricsConfig,
     /// Request and resource limits.
     pub limits: Limits,
 }
@@ -54,6 +63,15 @@ pub struct LogConfig {
     pub filter: String,
     /// Human-readable lines or JSON objects.
     pub format: LogFormat,
+}
+
+/// The Prometheus endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Address of the HTTP listener serving `/metrics` (port 0: any free
+    /// port); empty: no listener.
+    pub listen: String,
 }
 
 /// Log output format.
@@ -116,6 +134,8 @@ pub enum ConfigError {
 pub struct Overrides {
     /// `--listen ADDR`.
     pub listen: Option<String>,
+    /// `--metrics-listen ADDR`.
+    pub metrics_listen: Option<String>,
 }
 
 impl Config {
@@ -145,6 +165,8 @@ impl Config {
                 .source(env),
         );
         builder = builder.set_override_option("listen", overrides.listen.clone())?;
+        builder =
+            builder.set_override_option("metrics.listen", overrides.metrics_listen.clone())?;
         let cfg: Config = builder.build()?.try_deserialize()?;
         cfg.check()?;
         Ok(cfg)
@@ -193,6 +215,54 @@ mod tests {
         assert_eq!(c.limits.max_piles.get(), 200_000);
         assert_eq!(c.limits.max_table_piles.get(), 5_000);
         assert_eq!(c.log.format, LogFormat::Human);
+        assert_eq!(c.metrics.listen, "127.0.0.1:9090");
+        assert_eq!(c.max_connection_age_ms, 0);
+        assert_eq!(c.max_connection_age_grace_ms, 0);
+    }
+
+    #[test]
+    fn metrics_and_connection_age_from_every_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(
+            &path,
+            "max_connection_age_ms = 60000\n[metrics]\nlisten = \"0.0.0.0:9090\"\n",
+        )
+        .unwrap();
+        let c = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap();
+        assert_eq!(c.metrics.listen, "0.0.0.0:9090");
+        assert_eq!(c.max_connection_age_ms, 60_000);
+        let c = Config::load(
+            Some(&path),
+            env(&[
+                ("STONEGAME_METRICS__LISTEN", "127.0.0.1:9100"),
+                ("STONEGAME_MAX_CONNECTION_AGE_MS", "5000"),
+                ("STONEGAME_MAX_CONNECTION_AGE_GRACE_MS", "700"),
+            ]),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.metrics.listen, "127.0.0.1:9100");
+        assert_eq!(c.max_connection_age_ms, 5_000);
+        assert_eq!(c.max_connection_age_grace_ms, 700);
+        // Empty turns the listener off, from the environment too.
+        let c = Config::load(
+            None,
+            env(&[("STONEGAME_METRICS__LISTEN", "")]),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.metrics.listen, "");
+        let c = Config::load(
+            None,
+            env(&[("STONEGAME_METRICS__LISTEN", "127.0.0.1:9100")]),
+            &Overrides {
+                metrics_listen: Some("127.0.0.1:0".into()),
+                ..Overrides::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(c.metrics.listen, "127.0.0.1:0");
     }
 
     #[test]
@@ -213,6 +283,7 @@ mod tests {
             ]),
             &Overrides {
                 listen: Some("127.0.0.1:3".into()),
+                ..Overrides::default()
             },
         )
         .unwrap();

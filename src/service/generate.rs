@@ -112,7 +112,7 @@ pub async fn generate(
     state: &Arc<State>,
     request: Request<pb::GenerateRequest>,
 ) -> Result<Response<BoxStream<pb::GenerateChunk>>, Status> {
-    let permit = state.rpcs.admit(&state.metrics)?;
+    let permit = state.admit_rpc()?;
     let spec = GenSpec::try_from((request.get_ref(), &state.limits))?;
     let deadline = deadline(request.metadata());
     let (tx, rx) = mpsc::channel(QUEUE);

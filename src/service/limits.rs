@@ -13,7 +13,8 @@
 //!   layers. [`Cancellation`] watches an RPC's flag, the server's and the
 //!   deadline at once; [`GuardedStream`] sets an RPC's flag when its
 //!   response stream is dropped and ends it at the deadline.
-//! * [`Metrics`] — counters the tests (and logs) read.
+//!
+//! The counters are in [`super::metrics`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -28,67 +29,6 @@ use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-/// Counters of the work the server did; shared, lock-free.
-#[derive(Debug, Default)]
-pub struct Metrics {
-    /// Cases (Solve cases, SuggestMove rows, the cases Check and Generate
-    /// solve) whose solving started.
-    pub cases_started: AtomicU64,
-    /// Cases solved to the end.
-    pub cases_completed: AtomicU64,
-    /// Cases whose solving stopped because they were cancelled.
-    pub cases_cancelled: AtomicU64,
-    /// Requests refused by admission control.
-    pub admissions_refused: AtomicU64,
-    /// RPCs refused by the concurrency limit.
-    pub rpcs_refused: AtomicU64,
-    /// Solve batches admitted and not yet answered, over all streams.
-    pub batches_in_flight: AtomicU64,
-    /// The largest `batches_in_flight` seen.
-    pub batches_in_flight_peak: AtomicU64,
-}
-
-/// Counts one Solve batch in flight while it lives.
-#[derive(Debug)]
-pub struct BatchInFlight(Arc<Metrics>);
-
-impl BatchInFlight {
-    /// Starts counting a batch.
-    pub fn new(metrics: &Arc<Metrics>) -> BatchInFlight {
-        let now = metrics.batches_in_flight.fetch_add(1, Ordering::AcqRel) + 1;
-        metrics
-            .batches_in_flight_peak
-            .fetch_max(now, Ordering::AcqRel);
-        BatchInFlight(Arc::clone(metrics))
-    }
-}
-
-impl Drop for BatchInFlight {
-    fn drop(&mut self) {
-        self.0.batches_in_flight.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-impl Metrics {
-    /// Reads a counter.
-    pub fn get(counter: &AtomicU64) -> u64 {
-        counter.load(Ordering::Relaxed)
-    }
-
-    /// Runs the solving of one case (of any RPC), counting it as
-    /// started, then completed (`Some`) or cancelled (`None`).
-    pub fn count_case<T>(&self, solve: impl FnOnce() -> Option<T>) -> Option<T> {
-        self.cases_started.fetch_add(1, Ordering::Relaxed);
-        let result = solve();
-        let counter = match result {
-            Some(_) => &self.cases_completed,
-            None => &self.cases_cancelled,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-        result
-    }
-}
-
 /// Cost in cell updates of solving one valid row.
 pub fn cells_of(n: usize, two_ends: bool) -> u64 {
     let n = n as u64;
@@ -98,6 +38,11 @@ pub fn cells_of(n: usize, two_ends: bool) -> u64 {
         n.max(1)
     }
 }
+
+/// The unit of the cell-update budget ([`Budget::cells`]).
+pub const CELLS: &str = "cell updates";
+/// The unit of the piles budget ([`Budget::piles`]).
+pub const PILES: &str = "piles";
 
 /// A server-wide budget of some unit of work in flight.
 #[derive(Debug)]
@@ -175,12 +120,12 @@ impl Budget {
     pub fn cells(max: u64, workers: usize) -> Arc<Budget> {
         // About 10^6 cell updates per ms per thread (the kernel is several
         // times faster; the hint errs on the slow side).
-        Budget::new("cell updates", max, 1_000_000 * workers.max(1) as u64)
+        Budget::new(CELLS, max, 1_000_000 * workers.max(1) as u64)
     }
 
     /// A budget of `max` piles held by admitted requests.
     pub fn piles(max: u64) -> Arc<Budget> {
-        Budget::new("piles", max, 100_000)
+        Budget::new(PILES, max, 100_000)
     }
 
     /// A budget of `max` units, `per_ms` of which finish per millisecond.
@@ -196,6 +141,11 @@ impl Budget {
     /// Units in flight now.
     pub fn in_flight(&self) -> u64 {
         self.used.load(Ordering::Acquire)
+    }
+
+    /// The whole budget.
+    pub fn max(&self) -> u64 {
+        self.max
     }
 
     /// Could `amount` ever fit? [`AdmissionError::TooLarge`] if it is more
@@ -265,22 +215,48 @@ impl RpcLimiter {
     }
 
     /// Admits one RPC: the permit is held for its lifetime.
-    pub fn admit(&self, metrics: &Metrics) -> Result<OwnedSemaphorePermit, Status> {
+    pub fn admit(&self) -> Result<OwnedSemaphorePermit, RpcRefused> {
         if self.shutting_down.load(Ordering::Acquire) {
-            return Err(Status::unavailable("the server is shutting down"));
+            return Err(RpcRefused::ShuttingDown);
         }
-        Arc::clone(&self.permits).try_acquire_owned().map_err(|_| {
-            metrics.rpcs_refused.fetch_add(1, Ordering::Relaxed);
-            Status::resource_exhausted(format!(
-                "too many concurrent RPCs: the server's limit is {}; retry later",
-                self.max
-            ))
-        })
+        Arc::clone(&self.permits)
+            .try_acquire_owned()
+            .map_err(|_| RpcRefused::TooMany { max: self.max })
+    }
+
+    /// RPCs running now.
+    pub fn in_flight(&self) -> usize {
+        self.max.saturating_sub(self.permits.available_permits())
+    }
+
+    /// The limit.
+    pub fn max(&self) -> usize {
+        self.max
     }
 
     /// Refuses every RPC from now on.
     pub fn shut_down(&self) {
         self.shutting_down.store(true, Ordering::Release);
+    }
+}
+
+/// Why an RPC was not admitted by the [`RpcLimiter`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RpcRefused {
+    /// The server is draining: `UNAVAILABLE`.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// `max` RPCs are running: `RESOURCE_EXHAUSTED`.
+    #[error("too many concurrent RPCs: the server's limit is {max}; retry later")]
+    TooMany { max: usize },
+}
+
+impl From<RpcRefused> for Status {
+    fn from(e: RpcRefused) -> Status {
+        match e {
+            RpcRefused::ShuttingDown => Status::unavailable(e.to_string()),
+            RpcRefused::TooMany { .. } => Status::resource_exhausted(e.to_string()),
+        }
     }
 }
 

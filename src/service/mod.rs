@@ -9,15 +9,17 @@
 //! * [`solve`], [`tables`], [`suggest`], [`check`], [`generate`] — the RPCs;
 //! * [`state`] — what the RPCs share: limits, the CPU pool and executor,
 //!   the budgets and their admission;
-//! * [`limits`] — the budgets, concurrency limit, cancellation flags and
-//!   counters [`state`] is made of;
+//! * [`limits`] — the budgets, concurrency limit and cancellation flags
+//!   [`state`] is made of;
+//! * [`metrics`] — the counters (atomic, and the Prometheus registry), the
+//!   wrapper counting RPCs, and the `/metrics` HTTP listener;
 //! * [`server`] — the transport: building and serving with health,
 //!   reflection and graceful shutdown, dispatching to the handlers;
 //! * [`telemetry`] — logging;
 //! * [`alloc`] — malloc tuning for processes moving many large messages.
 //!
 //! Dependencies run one way: [`server`] → the handlers → [`state`] →
-//! [`limits`] and [`crate::core`]; nothing but the re-exports below and the
+//! [`metrics`] → [`limits`] and [`crate::core`]; nothing but the re-exports below and the
 //! CLI reaches back into [`server`]. The game itself lives in
 //! [`crate::core`]; CPU work runs on a rayon pool, never on the async
 //! runtime's threads.
@@ -28,6 +30,7 @@ pub mod config;
 pub mod convert;
 pub mod generate;
 pub mod limits;
+pub mod metrics;
 pub mod server;
 pub mod solve;
 pub mod state;
@@ -41,5 +44,5 @@ pub mod validate;
 pub use crate::wire::pb;
 
 pub use config::{Config, ConfigError, Limits, LogFormat};
-pub use limits::Metrics;
+pub use metrics::Metrics;
 pub use server::{RunningServer, StoneGameService, serve, start};

@@ -7,12 +7,20 @@
 //! and HTTP/2 GOAWAY for new connections' streams), in-flight RPCs get
 //! `shutdown_grace_ms` to finish; after that their work is cancelled and the
 //! server stops.
+//!
+//! Beside the gRPC listener, an HTTP listener serves the Prometheus metrics
+//! (`metrics.listen`, [`super::metrics`]) until the server stops; the
+//! StoneGame RPCs are counted by [`CountRpcs`] around the service, the
+//! connections by [`CountedConn`]. With `max_connection_age_ms` set, tonic
+//! closes each connection gracefully (GOAWAY) once it is that old, and cuts
+//! it `max_connection_age_grace_ms` later if RPCs still run on it.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -25,7 +33,7 @@ use tracing::Instrument;
 use crate::wire::MAX_FRAME_SIZE;
 
 use super::config::Config;
-use super::limits::Metrics;
+use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
@@ -46,6 +54,26 @@ pub enum ServeError {
     /// Binding or accepting failed.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
+        addr: String,
+        source: std::io::Error,
+    },
+    /// The metrics listen address is not a socket address.
+    #[error(
+        "cannot parse the metrics listen address `{addr}`: {source}; set metrics.listen \
+         (STONEGAME_METRICS__LISTEN, --metrics-listen) to HOST:PORT, or \"\" for no metrics \
+         listener"
+    )]
+    MetricsAddress {
+        addr: String,
+        source: std::net::AddrParseError,
+    },
+    /// Binding the metrics listener failed (e.g. the port is in use).
+    #[error(
+        "cannot listen for metrics on {addr}: {source}; set metrics.listen \
+         (STONEGAME_METRICS__LISTEN, --metrics-listen) to another address, or \"\" for no \
+         metrics listener"
+    )]
+    MetricsBind {
         addr: String,
         source: std::io::Error,
     },
@@ -144,6 +172,9 @@ impl StoneGame for StoneGameService {
 pub struct RunningServer {
     /// The bound address (useful with port 0).
     pub addr: SocketAddr,
+    /// The bound address of the metrics listener (`None`: `metrics.listen`
+    /// is empty).
+    pub metrics_addr: Option<SocketAddr>,
     /// The server's counters.
     pub metrics: Arc<Metrics>,
     /// The shared state (limits, budget).
@@ -185,12 +216,20 @@ pub async fn start(config: &Config) -> Result<RunningServer, ServeError> {
     Ok(running)
 }
 
-/// Binds `config.listen`, prints `listening on ADDR` on stderr and serves
-/// until SIGTERM or SIGINT, then shuts down gracefully.
+/// Binds `config.listen` (and `metrics.listen`), prints `listening on ADDR`
+/// (and `metrics on ADDR`) on stderr and serves until SIGTERM or SIGINT,
+/// then shuts down gracefully.
 pub async fn serve(config: &Config) -> Result<(), ServeError> {
     let running = start_with_signal(config, shutdown_signal()).await?;
     eprintln!("listening on {}", running.addr);
     tracing::info!(addr = %running.addr, "listening");
+    match running.metrics_addr {
+        Some(addr) => {
+            eprintln!("metrics on {addr}");
+            tracing::info!(addr = %addr, "metrics listening");
+        }
+        None => tracing::info!("no metrics listener (metrics.listen is empty)"),
+    }
     let mut running = running;
     match running.task.take() {
         Some(task) => task.await?,
@@ -238,9 +277,20 @@ async fn start_with_signal(
     };
     let listener = TcpListener::bind(addr).await.map_err(bind_err)?;
     let addr = listener.local_addr().map_err(bind_err)?;
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let metrics_listener = bind_metrics(&config.metrics.listen).await?;
+    let metrics_addr = match &metrics_listener {
+        Some(l) => Some(l.local_addr().map_err(|source| ServeError::MetricsBind {
+            addr: config.metrics.listen.clone(),
+            source,
+        })?),
+        None => None,
+    };
 
     let state = Arc::new(State::new(config)?);
+    let metrics = Arc::clone(&state.metrics);
+    let incoming = TcpIncoming::from(listener)
+        .with_nodelay(Some(true))
+        .map(move |accepted| accepted.map(|io| CountedConn::new(io, &metrics)));
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_service_status(SERVICE_NAME, ServingStatus::Serving)
@@ -255,12 +305,24 @@ async fn start_with_signal(
         .build_v1alpha()?;
     let service = StoneGameServer::new(StoneGameService::new(Arc::clone(&state)))
         .max_decoding_message_size(config.limits.max_message_bytes.get());
+    // Health checks and reflection are not counted: only StoneGame's RPCs.
+    let service = CountRpcs::new(service, Arc::clone(&state.metrics));
     // The flow-control windows stay at hyper's defaults (1 MiB per stream
     // and per connection): a Solve stream never holds more than
     // `max_batches_in_flight_per_stream` batches anyway, and larger windows
     // measured no different.
-    let router = Server::builder()
-        .max_frame_size(MAX_FRAME_SIZE)
+    let mut builder = Server::builder().max_frame_size(MAX_FRAME_SIZE);
+    if config.max_connection_age_ms > 0 {
+        // tonic sends GOAWAY when a connection reaches this age and lets
+        // its RPCs finish, for at most the grace if one is set.
+        builder = builder.max_connection_age(Duration::from_millis(config.max_connection_age_ms));
+        if config.max_connection_age_grace_ms > 0 {
+            builder = builder.max_connection_age_grace(Duration::from_millis(
+                config.max_connection_age_grace_ms,
+            ));
+        }
+    }
+    let router = builder
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -270,7 +332,14 @@ async fn start_with_signal(
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (drain_tx, drain_rx) = oneshot::channel::<()>();
     let task_state = Arc::clone(&state);
+    let metrics_task = metrics_listener.map(|listener| {
+        let render_state = Arc::clone(&state);
+        let render: Render = Arc::new(move || render_state.encode_metrics());
+        AbortOnDrop(tokio::spawn(serve_http(listener, render)))
+    });
     let task = tokio::spawn(async move {
+        // The metrics are served until the server stops.
+        let _metrics_task = metrics_task;
         let server = router.serve_with_incoming_shutdown(incoming, async {
             let _ = drain_rx.await;
         });
@@ -300,9 +369,40 @@ async fn start_with_signal(
     });
     Ok(RunningServer {
         addr,
+        metrics_addr,
         metrics: Arc::clone(&state.metrics),
         state,
         stop: None,
         task: Some(task),
     })
+}
+
+/// Binds the metrics listener of `listen`; `None` when it is empty.
+async fn bind_metrics(listen: &str) -> Result<Option<TcpListener>, ServeError> {
+    if listen.is_empty() {
+        return Ok(None);
+    }
+    let addr: SocketAddr = listen
+        .parse()
+        .map_err(|source| ServeError::MetricsAddress {
+            addr: listen.to_string(),
+            source,
+        })?;
+    TcpListener::bind(addr)
+        .await
+        .map(Some)
+        .map_err(|source| ServeError::MetricsBind {
+            addr: listen.to_string(),
+            source,
+        })
+}
+
+/// Aborts its task when dropped.
+#[derive(Debug)]
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }

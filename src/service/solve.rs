@@ -26,7 +26,8 @@ use tracing::Instrument;
 
 use crate::core::moves::analyze_cancellable;
 
-use super::limits::{BatchInFlight, CancelFlag, deadline};
+use super::limits::{CancelFlag, deadline};
+use super::metrics::BatchInFlight;
 use super::pb;
 use super::state::{BoxStream, State};
 use super::validate::{CaseShape, check_batch};
@@ -36,7 +37,7 @@ pub fn solve(
     state: Arc<State>,
     request: Request<Streaming<pb::SolveRequest>>,
 ) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
-    let permit = state.rpcs.admit(&state.metrics)?;
+    let permit = state.admit_rpc()?;
     let deadline = deadline(request.metadata()).map(tokio::time::Instant::from_std);
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream.get());
@@ -155,6 +156,7 @@ async fn solve_request(
                     let (variant, piles) = match shape.row(&case, max_piles) {
                         Ok(valid) => valid,
                         Err(error) => {
+                            metrics.case_error();
                             return Some(pb::CaseResult {
                                 id,
                                 error: Some(error),
@@ -165,8 +167,9 @@ async fn solve_request(
                     if cancelled() {
                         return None;
                     }
-                    let analysis =
-                        metrics.count_case(|| analyze_cancellable(&piles, variant, &cancelled))?;
+                    let analysis = metrics.count_case(variant, piles.len(), || {
+                        analyze_cancellable(&piles, variant, &cancelled)
+                    })?;
                     Some(pb::CaseResult {
                         id,
                         first_player_wins: analysis.first_player_wins,

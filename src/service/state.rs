@@ -1,14 +1,16 @@
 //! What every RPC shares ([`State`]): the limits in force, the CPU pool, the
 //! server-wide budgets and their admission ([`State::admit_work`]), the
-//! concurrency limit, the counters and the server's cancellation flag; and
+//! concurrency limit and its admission ([`State::admit_rpc`]), the counters
+//! (and their scrape, [`State::encode_metrics`]) and the server's
+//! cancellation flag; and
 //! the CPU executor that runs solving off the async threads
 //! ([`State::run_cpu`], [`State::run_cpu_sized`]); and [`Admitted`], the
 //! solver through which Check and Generate pass the same admission and
 //! cancellation.
 //!
 //! The handlers depend on this module, the transport ([`super::server`])
-//! builds it; it depends only on [`super::limits`], the configuration and
-//! the core (and the judge's [`SolveBatch`] hook).
+//! builds it; it depends only on [`super::metrics`], [`super::limits`], the
+//! configuration and the core (and the judge's [`SolveBatch`] hook).
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -24,10 +26,13 @@ use crate::core::verdict::first_player_wins_cancellable;
 use crate::core::{ValidRow, Variant};
 use crate::judge::SolveBatch;
 
+use tokio::sync::OwnedSemaphorePermit;
+
 use super::config::{Config, Limits};
 use super::limits::{
-    AdmissionError, Budget, CancelFlag, Cancellation, Metrics, Reservation, RpcLimiter, cells_of,
+    AdmissionError, Budget, CancelFlag, Cancellation, Reservation, RpcLimiter, RpcRefused, cells_of,
 };
+use super::metrics::{InFlight, Metrics, Refusal};
 
 /// A boxed response stream.
 pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
@@ -94,10 +99,34 @@ impl State {
 
     /// Counts a refusal by admission control; its status.
     pub fn refused(&self, e: AdmissionError) -> Status {
-        self.metrics
-            .admissions_refused
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.metrics.refused(Refusal::from(&e));
         e.into()
+    }
+
+    /// Admits one RPC under `max_concurrent_rpcs` (the permit is held for
+    /// its lifetime), or counts the refusal and says why not:
+    /// RESOURCE_EXHAUSTED, or UNAVAILABLE while the server shuts down.
+    pub fn admit_rpc(&self) -> Result<OwnedSemaphorePermit, Status> {
+        self.rpcs.admit().map_err(|e| {
+            self.metrics.refused(match e {
+                RpcRefused::ShuttingDown => Refusal::ShuttingDown,
+                RpcRefused::TooMany { .. } => Refusal::TooManyRpcs,
+            });
+            e.into()
+        })
+    }
+
+    /// The OpenMetrics text of the server's metrics, with the work in
+    /// flight now.
+    pub fn encode_metrics(&self) -> String {
+        self.metrics.encode(InFlight {
+            cells: self.budget.in_flight(),
+            cells_max: self.budget.max(),
+            piles: self.piles_budget.in_flight(),
+            piles_max: self.piles_budget.max(),
+            rpcs: self.rpcs.in_flight() as u64,
+            rpcs_max: self.rpcs.max() as u64,
+        })
     }
 
     /// Runs CPU work of about `cells` cell updates: inline on the calling
@@ -231,8 +260,9 @@ impl SolveBatch for Admitted<'_> {
                         if cancelled() {
                             return None;
                         }
-                        metrics
-                            .count_case(|| first_player_wins_cancellable(row, variant, &cancelled))
+                        metrics.count_case(variant, row.len(), || {
+                            first_player_wins_cancellable(row, variant, &cancelled)
+                        })
                     })
                     .collect::<Option<Vec<_>>>()
             });

@@ -27,7 +27,7 @@ pub async fn suggest_move(
     state: &Arc<State>,
     request: Request<pb::SuggestMoveRequest>,
 ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
-    let _permit = state.rpcs.admit(&state.metrics)?;
+    let _permit = state.admit_rpc()?;
     let started = Instant::now();
     let req = SuggestMove::try_from((request.into_inner(), &state.limits))?;
     let (variant, strength, row) = (req.variant, req.strength, req.row);
@@ -45,7 +45,9 @@ pub async fn suggest_move(
         .run_cpu_sized(cells, move || {
             let _reservation = reservation;
             let cancelled = || cancel.is_cancelled() || server_cancel.is_cancelled();
-            let analysis = metrics.count_case(|| analyze_cancellable(&row, variant, &cancelled))?;
+            let analysis = metrics.count_case(variant, row.len(), || {
+                analyze_cancellable(&row, variant, &cancelled)
+            })?;
             Some(respond(&row, variant, strength, seed, analysis))
         })
         .await?

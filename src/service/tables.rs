@@ -23,7 +23,7 @@ pub async fn get_tables(
     state: &Arc<State>,
     request: Request<pb::GetTablesRequest>,
 ) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
-    let _permit = state.rpcs.admit(&state.metrics)?;
+    let _permit = state.admit_rpc()?;
     let started = Instant::now();
     let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;
     let (row, chunk_rows) = (req.row, req.chunk_rows);
@@ -39,6 +39,7 @@ pub async fn get_tables(
                 .collect::<Vec<_>>()
         })
         .await?;
+    state.metrics.count_tables(n);
     tracing::info!(
         piles = n,
         chunks = chunks.len(),

@@ -16,11 +16,13 @@ use stonegame::service::pb::stone_game_client::StoneGameClient;
 use stonegame::service::{RunningServer, start};
 use tonic::transport::Channel;
 
-/// The default configuration on an ephemeral loopback port, two workers,
+/// The default configuration on ephemeral loopback ports (gRPC and
+/// metrics), two workers,
 /// adjusted by `f`.
 pub fn config(f: impl FnOnce(&mut Config)) -> Config {
     let mut c = Config::defaults().expect("embedded defaults load");
     c.listen = "127.0.0.1:0".into();
+    c.metrics.listen = "127.0.0.1:0".into();
     c.workers = 2;
     c.shutdown_grace_ms = 2_000;
     f(&mut c);

@@ -141,8 +141,7 @@ pub(crate) use multiversion;
 /// Width of a block in cells. A block's working set (four layer buffers of
 /// one byte per cell, two rows of 16-bit coordinates and the `E`/`F` bytes of
 /// the codes kernel: about 10 bytes per cell) then fits a 32 KiB L1 data
-/// cache; 4,096 did not, and cost about 12 % more cycles at n = 20,000
-/// (`perf stat -e cycles`, alternating builds, 1,024 to 3,072 measured).
+/// cache (the measurements that chose it: docs/benchmarks.md).
 pub const BLOCK_CELLS: usize = 2048;
 /// Layers advanced per block step (also the ghost-zone width).
 pub const BLOCK_LAYERS: usize = 64;

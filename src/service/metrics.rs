@@ -1,0 +1,977 @@
+//! What the server counts and how it is exported (see `docs/metrics.md`).
+//!
+//! * [`Metrics`] — the counters: the plain atomic ones the tests read, and
+//!   the Prometheus families (`prometheus-client`) behind `/metrics`, both
+//!   updated at the same few places: a case solved ([`Metrics::count_case`]),
+//!   a request refused ([`Metrics::refused`]), an RPC ended ([`CountRpcs`]),
+//!   a connection accepted ([`CountedConn`]);
+//! * [`CountRpcs`] — a wrapper around the `StoneGame` service (health and
+//!   reflection are not counted) that counts each RPC by method and final
+//!   gRPC status code, and times it, when it *ends*: when its trailers
+//!   leave (for streams: when the stream ends), or when it is dropped
+//!   unfinished (`DEADLINE_EXCEEDED` past the client's `grpc-timeout`,
+//!   else `CANCELLED`);
+//! * [`CountedConn`] — a gRPC connection, counted while it is open;
+//! * [`serve_http`] — the HTTP/1 listener answering `GET /metrics` with
+//!   OpenMetrics text (hyper, which tonic already brings).
+//!
+//! This module depends only on [`super::limits`] and the core; the gauges of
+//! work in flight are read from the state when a scrape comes
+//! ([`Metrics::encode`] takes them as an [`InFlight`]).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use hyper::body::{Bytes, Frame, SizeHint};
+use hyper::http;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::{Registry, Unit};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tonic::body::Body;
+use tonic::server::NamedService;
+use tonic::transport::server::{Connected, TcpConnectInfo};
+use tonic::{Code, Status};
+
+use crate::core::Variant;
+
+use super::limits::{AdmissionError, CELLS, cells_of, parse_grpc_timeout};
+
+/// The `Content-Type` of a scrape: OpenMetrics text, which Prometheus
+/// prefers and every Prometheus since 2.0 reads.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Upper bounds of the `stonegame_rpc_duration_seconds` buckets: from a
+/// SuggestMove solved inline (about 10 µs) to a long Solve stream.
+pub const DURATION_BUCKETS: [f64; 21] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0, 25.0, 60.0, 150.0, 300.0, 600.0,
+];
+
+/// The methods of `stonegame.v1.StoneGame`, the values of the `rpc` label
+/// (any other path counts as `other`).
+pub const RPCS: [&str; 5] = ["Solve", "GetTables", "SuggestMove", "Check", "Generate"];
+
+/// Why a request was refused before its work started: the `reason` label of
+/// `stonegame_admission_rejected_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The cell-update budget is busy now (RESOURCE_EXHAUSTED, retry hint).
+    BusyCells,
+    /// The piles budget is busy now (RESOURCE_EXHAUSTED, retry hint).
+    BusyPiles,
+    /// More cell updates than the whole budget (RESOURCE_EXHAUSTED, "split it").
+    TooLargeCells,
+    /// More piles than the whole budget (RESOURCE_EXHAUSTED, "split it").
+    TooLargePiles,
+    /// `max_concurrent_rpcs` RPCs already running (RESOURCE_EXHAUSTED).
+    TooManyRpcs,
+    /// The server is draining (UNAVAILABLE).
+    ShuttingDown,
+}
+
+impl Refusal {
+    /// Every reason, in the order of the docs.
+    pub const ALL: [Refusal; 6] = [
+        Refusal::BusyCells,
+        Refusal::BusyPiles,
+        Refusal::TooLargeCells,
+        Refusal::TooLargePiles,
+        Refusal::TooManyRpcs,
+        Refusal::ShuttingDown,
+    ];
+
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::BusyCells => "busy_cells",
+            Refusal::BusyPiles => "busy_piles",
+            Refusal::TooLargeCells => "too_large_cells",
+            Refusal::TooLargePiles => "too_large_piles",
+            Refusal::TooManyRpcs => "too_many_rpcs",
+            Refusal::ShuttingDown => "shutting_down",
+        }
+    }
+}
+
+impl From<&AdmissionError> for Refusal {
+    fn from(e: &AdmissionError) -> Refusal {
+        match e {
+            AdmissionError::Busy { unit, .. } if *unit == CELLS => Refusal::BusyCells,
+            AdmissionError::Busy { .. } => Refusal::BusyPiles,
+            AdmissionError::TooLarge { unit, .. } if *unit == CELLS => Refusal::TooLargeCells,
+            AdmissionError::TooLarge { .. } => Refusal::TooLargePiles,
+        }
+    }
+}
+
+/// The `variant` label value of a variant.
+pub fn variant_label(variant: Variant) -> &'static str {
+    match variant {
+        Variant::TwoEnds => "two_ends",
+        Variant::Leftmost => "leftmost",
+    }
+}
+
+/// The name of a gRPC status code as the gRPC spec writes it (`OK`,
+/// `INVALID_ARGUMENT`, …): the `code` label value.
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RpcCodeLabels {
+    rpc: &'static str,
+    code: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RpcLabels {
+    rpc: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VariantLabels {
+    variant: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VersionLabels {
+    version: &'static str,
+}
+
+fn duration_histogram() -> Histogram {
+    Histogram::new(DURATION_BUCKETS)
+}
+
+/// The Prometheus side of [`Metrics`].
+#[derive(Debug)]
+struct Exported {
+    registry: Registry,
+    rpc_requests: Family<RpcCodeLabels, Counter>,
+    rpc_duration: Family<RpcLabels, Histogram, fn() -> Histogram>,
+    cases: Family<VariantLabels, Counter>,
+    cases_cancelled: Counter,
+    case_errors: Counter,
+    cells: Counter,
+    admission_rejected: Family<ReasonLabels, Counter>,
+    connections_accepted: Counter,
+    connections_open: Gauge,
+    cells_in_flight: Gauge,
+    cells_in_flight_max: Gauge,
+    piles_in_flight: Gauge,
+    piles_in_flight_max: Gauge,
+    rpcs_in_flight: Gauge,
+    rpcs_in_flight_max: Gauge,
+    solve_batches_in_flight: Gauge,
+}
+
+impl Default for Exported {
+    fn default() -> Exported {
+        let e = Exported {
+            registry: Registry::default(),
+            rpc_requests: Family::default(),
+            rpc_duration: Family::new_with_constructor(duration_histogram as fn() -> Histogram),
+            cases: Family::default(),
+            cases_cancelled: Counter::default(),
+            case_errors: Counter::default(),
+            cells: Counter::default(),
+            admission_rejected: Family::default(),
+            connections_accepted: Counter::default(),
+            connections_open: Gauge::default(),
+            cells_in_flight: Gauge::default(),
+            cells_in_flight_max: Gauge::default(),
+            piles_in_flight: Gauge::default(),
+            piles_in_flight_max: Gauge::default(),
+            rpcs_in_flight: Gauge::default(),
+            rpcs_in_flight_max: Gauge::default(),
+            solve_batches_in_flight: Gauge::default(),
+        };
+        // Every series a dashboard expects exists from the start, at 0, so
+        // rate() sees the first increment.
+        for rpc in RPCS {
+            let _ = e
+                .rpc_requests
+                .get_or_create(&RpcCodeLabels { rpc, code: "OK" });
+            let _ = e.rpc_duration.get_or_create(&RpcLabels { rpc });
+        }
+        for variant in [Variant::TwoEnds, Variant::Leftmost] {
+            let _ = e.cases.get_or_create(&VariantLabels {
+                variant: variant_label(variant),
+            });
+        }
+        for reason in Refusal::ALL {
+            let _ = e.admission_rejected.get_or_create(&ReasonLabels {
+                reason: reason.as_str(),
+            });
+        }
+        e.register()
+    }
+}
+
+impl Exported {
+    fn register(mut self) -> Exported {
+        let r = &mut self.registry;
+        r.register(
+            "stonegame_rpc_requests",
+            "StoneGame RPCs ended, by method and final gRPC status code (streams count when they end)",
+            self.rpc_requests.clone(),
+        );
+        r.register_with_unit(
+            "stonegame_rpc_duration",
+            "Time from an RPC's start to its end (for streams: the whole stream)",
+            Unit::Seconds,
+            self.rpc_duration.clone(),
+        );
+        r.register(
+            "stonegame_cases",
+            "Cases solved to the end (Solve cases, SuggestMove rows, the cases Check and Generate solve), by variant",
+            self.cases.clone(),
+        );
+        r.register(
+            "stonegame_cases_cancelled",
+            "Cases whose solving was cancelled (client gone, deadline, shutdown)",
+            self.cases_cancelled.clone(),
+        );
+        r.register(
+            "stonegame_case_errors",
+            "Solve cases answered with a case error instead of being solved",
+            self.case_errors.clone(),
+        );
+        r.register(
+            "stonegame_cells",
+            "Cell updates done: n(n-1)/2 per two-ends case of n piles, n per leftmost case, n(n-1)/2 per GetTables row",
+            self.cells.clone(),
+        );
+        r.register(
+            "stonegame_admission_rejected",
+            "Requests refused before their work started, by reason",
+            self.admission_rejected.clone(),
+        );
+        r.register(
+            "stonegame_connections_accepted",
+            "gRPC connections accepted",
+            self.connections_accepted.clone(),
+        );
+        r.register(
+            "stonegame_connections_open",
+            "gRPC connections open now",
+            self.connections_open.clone(),
+        );
+        r.register(
+            "stonegame_cells_in_flight",
+            "Cell updates admitted and not yet done (the admission budget in use)",
+            self.cells_in_flight.clone(),
+        );
+        r.register(
+            "stonegame_cells_in_flight_max",
+            "The cell-update budget (limits.max_cells_in_flight)",
+            self.cells_in_flight_max.clone(),
+        );
+        r.register(
+            "stonegame_piles_in_flight",
+            "Piles held by admitted requests",
+            self.piles_in_flight.clone(),
+        );
+        r.register(
+            "stonegame_piles_in_flight_max",
+            "The piles budget (limits.max_piles_in_flight)",
+            self.piles_in_flight_max.clone(),
+        );
+        r.register(
+            "stonegame_rpcs_in_flight",
+            "RPCs running now (StoneGame only)",
+            self.rpcs_in_flight.clone(),
+        );
+        r.register(
+            "stonegame_rpcs_in_flight_max",
+            "The concurrency limit (limits.max_concurrent_rpcs)",
+            self.rpcs_in_flight_max.clone(),
+        );
+        r.register(
+            "stonegame_solve_batches_in_flight",
+            "Solve batches admitted and not yet answered, over all streams",
+            self.solve_batches_in_flight.clone(),
+        );
+        r.register(
+            "stonegame_build",
+            "The running build",
+            Info::new(VersionLabels {
+                version: env!("CARGO_PKG_VERSION"),
+            }),
+        );
+        self
+    }
+}
+
+/// Counters of the work the server did; shared, lock-free for the atomic
+/// ones (the Prometheus families take a read lock to find a series).
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Cases (Solve cases, SuggestMove rows, the cases Check and Generate
+    /// solve) whose solving started.
+    pub cases_started: AtomicU64,
+    /// Cases solved to the end.
+    pub cases_completed: AtomicU64,
+    /// Cases whose solving stopped because they were cancelled.
+    pub cases_cancelled: AtomicU64,
+    /// Requests refused by admission control (the two budgets).
+    pub admissions_refused: AtomicU64,
+    /// RPCs refused by the concurrency limit.
+    pub rpcs_refused: AtomicU64,
+    /// Solve batches admitted and not yet answered, over all streams.
+    pub batches_in_flight: AtomicU64,
+    /// The largest `batches_in_flight` seen.
+    pub batches_in_flight_peak: AtomicU64,
+    /// gRPC connections accepted.
+    pub connections_accepted: AtomicU64,
+    exported: Exported,
+}
+
+/// The gauges of work in flight, read from the state at each scrape.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InFlight {
+    /// Cell updates admitted.
+    pub cells: u64,
+    /// The cell-update budget.
+    pub cells_max: u64,
+    /// Piles held.
+    pub piles: u64,
+    /// The piles budget.
+    pub piles_max: u64,
+    /// RPCs running.
+    pub rpcs: u64,
+    /// The concurrency limit.
+    pub rpcs_max: u64,
+}
+
+fn gauge(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl Metrics {
+    /// Reads a counter.
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+
+    /// Runs the solving of one case of `piles` piles (of any RPC), counting
+    /// it as started, then completed (`Some`: its cell updates count too)
+    /// or cancelled (`None`).
+    pub fn count_case<T>(
+        &self,
+        variant: Variant,
+        piles: usize,
+        solve: impl FnOnce() -> Option<T>,
+    ) -> Option<T> {
+        self.cases_started.fetch_add(1, Ordering::Relaxed);
+        let result = solve();
+        match result {
+            Some(_) => {
+                self.cases_completed.fetch_add(1, Ordering::Relaxed);
+                self.exported
+                    .cases
+                    .get_or_create(&VariantLabels {
+                        variant: variant_label(variant),
+                    })
+                    .inc();
+                self.exported
+                    .cells
+                    .inc_by(cells_of(piles, variant == Variant::TwoEnds));
+            }
+            None => {
+                self.cases_cancelled.fetch_add(1, Ordering::Relaxed);
+                self.exported.cases_cancelled.inc();
+            }
+        }
+        result
+    }
+
+    /// Counts a Solve case answered with a case error.
+    pub fn case_error(&self) {
+        self.exported.case_errors.inc();
+    }
+
+    /// Counts the cell updates of a GetTables row of `piles` piles.
+    pub fn count_tables(&self, piles: usize) {
+        self.exported.cells.inc_by(cells_of(piles, true));
+    }
+
+    /// Counts a request refused before its work started.
+    pub fn refused(&self, reason: Refusal) {
+        let counter = match reason {
+            Refusal::TooManyRpcs => Some(&self.rpcs_refused),
+            Refusal::ShuttingDown => None,
+            _ => Some(&self.admissions_refused),
+        };
+        if let Some(counter) = counter {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        self.exported
+            .admission_rejected
+            .get_or_create(&ReasonLabels {
+                reason: reason.as_str(),
+            })
+            .inc();
+    }
+
+    /// Counts an RPC that ended with `code` after `elapsed`.
+    pub fn rpc_ended(&self, rpc: &'static str, code: Code, elapsed: Duration) {
+        self.exported
+            .rpc_requests
+            .get_or_create(&RpcCodeLabels {
+                rpc,
+                code: code_name(code),
+            })
+            .inc();
+        self.exported
+            .rpc_duration
+            .get_or_create(&RpcLabels { rpc })
+            .observe(elapsed.as_secs_f64());
+    }
+
+    fn connection_opened(&self) {
+        self.connections_accepted.fetch_add(1, Ordering::Relaxed);
+        self.exported.connections_accepted.inc();
+        self.exported.connections_open.inc();
+    }
+
+    fn connection_closed(&self) {
+        self.exported.connections_open.dec();
+    }
+
+    /// The OpenMetrics text of every metric, the gauges of work in flight
+    /// set from `in_flight`.
+    pub fn encode(&self, in_flight: InFlight) -> String {
+        let e = &self.exported;
+        e.cells_in_flight.set(gauge(in_flight.cells));
+        e.cells_in_flight_max.set(gauge(in_flight.cells_max));
+        e.piles_in_flight.set(gauge(in_flight.piles));
+        e.piles_in_flight_max.set(gauge(in_flight.piles_max));
+        e.rpcs_in_flight.set(gauge(in_flight.rpcs));
+        e.rpcs_in_flight_max.set(gauge(in_flight.rpcs_max));
+        e.solve_batches_in_flight
+            .set(gauge(Metrics::get(&self.batches_in_flight)));
+        let mut text = String::with_capacity(8 << 10);
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &e.registry);
+        text
+    }
+}
+
+/// Counts one Solve batch in flight while it lives.
+#[derive(Debug)]
+pub struct BatchInFlight(Arc<Metrics>);
+
+impl BatchInFlight {
+    /// Starts counting a batch.
+    pub fn new(metrics: &Arc<Metrics>) -> BatchInFlight {
+        let now = metrics.batches_in_flight.fetch_add(1, Ordering::AcqRel) + 1;
+        metrics
+            .batches_in_flight_peak
+            .fetch_max(now, Ordering::AcqRel);
+        BatchInFlight(Arc::clone(metrics))
+    }
+}
+
+impl Drop for BatchInFlight {
+    fn drop(&mut self) {
+        self.0.batches_in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+// ---- counting RPCs ----
+
+/// The `rpc` label of a request path (`/stonegame.v1.StoneGame/Solve`).
+fn rpc_of(path: &str) -> &'static str {
+    let method = path.rsplit('/').next().unwrap_or("");
+    RPCS.into_iter().find(|&m| m == method).unwrap_or("other")
+}
+
+/// The `grpc-status` in a header map, if any.
+fn status_in(headers: &http::HeaderMap) -> Option<Code> {
+    headers
+        .get("grpc-status")
+        .map(|v| Code::from_bytes(v.as_bytes()))
+}
+
+/// A wrapper around a gRPC service (`StoneGameServer`) that counts each
+/// RPC in [`Metrics::rpc_ended`] when it ends. It answers to the same
+/// service name, so it is added to the router in its place.
+#[derive(Debug, Clone)]
+pub struct CountRpcs<S> {
+    inner: S,
+    metrics: Arc<Metrics>,
+}
+
+impl<S> CountRpcs<S> {
+    /// Counts the RPCs of `inner` in `metrics`.
+    pub fn new(inner: S, metrics: Arc<Metrics>) -> CountRpcs<S> {
+        CountRpcs { inner, metrics }
+    }
+}
+
+impl<S: NamedService> NamedService for CountRpcs<S> {
+    const NAME: &'static str = S::NAME;
+}
+
+impl<S, B> tonic::codegen::Service<http::Request<B>> for CountRpcs<S>
+where
+    S: tonic::codegen::Service<
+            http::Request<B>,
+            Response = http::Response<Body>,
+            Error = Infallible,
+        >,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let deadline = request
+            .headers()
+            .get("grpc-timeout")
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_grpc_timeout)
+            .and_then(|t| Instant::now().checked_add(t));
+        let mut call = Call {
+            metrics: Arc::clone(&self.metrics),
+            rpc: rpc_of(request.uri().path()),
+            started: Instant::now(),
+            deadline,
+            done: false,
+        };
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let (parts, body) = response.await?.into_parts();
+            // An error returned by the handler is a trailers-only response:
+            // its status is in the headers.
+            if let Some(code) = status_in(&parts.headers) {
+                call.finish(code);
+            }
+            let body = Body::new(CountedBody { inner: body, call });
+            Ok(http::Response::from_parts(parts, body))
+        })
+    }
+}
+
+/// One RPC being counted; counts it once, when it ends or is dropped.
+#[derive(Debug)]
+struct Call {
+    metrics: Arc<Metrics>,
+    rpc: &'static str,
+    started: Instant,
+    deadline: Option<Instant>,
+    done: bool,
+}
+
+impl Call {
+    fn finish(&mut self, code: Code) {
+        if !self.done {
+            self.done = true;
+            self.metrics
+                .rpc_ended(self.rpc, code, self.started.elapsed());
+        }
+    }
+}
+
+impl Drop for Call {
+    /// Dropped unfinished: tonic dropped the handler at the client's
+    /// deadline, or the client cancelled or went away.
+    fn drop(&mut self) {
+        let code = match self.deadline {
+            Some(d) if Instant::now() >= d => Code::DeadlineExceeded,
+            _ => Code::Cancelled,
+        };
+        self.finish(code);
+    }
+}
+
+/// A response body that counts its RPC when its trailers (and so its
+/// status) go out.
+#[derive(Debug)]
+struct CountedBody {
+    inner: Body,
+    call: Call,
+}
+
+impl hyper::body::Body for CountedBody {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_frame(cx);
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(code) = frame.trailers_ref().and_then(status_in) {
+                    this.call.finish(code);
+                }
+            }
+            Poll::Ready(Some(Err(status))) => this.call.finish(status.code()),
+            Poll::Ready(None) => this.call.finish(Code::Unknown),
+            Poll::Pending => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+// ---- counting connections ----
+
+/// An accepted gRPC connection, counted in `stonegame_connections_open`
+/// while it lives.
+#[derive(Debug)]
+pub struct CountedConn {
+    io: TcpStream,
+    metrics: Arc<Metrics>,
+}
+
+impl CountedConn {
+    /// Counts `io` as accepted and open.
+    pub fn new(io: TcpStream, metrics: &Arc<Metrics>) -> CountedConn {
+        metrics.connection_opened();
+        CountedConn {
+            io,
+            metrics: Arc::clone(metrics),
+        }
+    }
+}
+
+impl Drop for CountedConn {
+    fn drop(&mut self) {
+        self.metrics.connection_closed();
+    }
+}
+
+impl Connected for CountedConn {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.io.connect_info()
+    }
+}
+
+impl AsyncRead for CountedConn {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for CountedConn {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+// ---- the HTTP listener ----
+
+/// Renders the scrape's text.
+pub type Render = Arc<dyn Fn() -> String + Send + Sync>;
+
+/// How long a scraper may take to send its request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves `GET /metrics` (and `HEAD`) on `listener` with `render`'s text,
+/// over HTTP/1.1; any other path is 404, another method 405. Runs until
+/// dropped (the connections are dropped with it).
+pub async fn serve_http(listener: TcpListener, render: Render) {
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: wait instead of
+                // spinning.
+                tracing::warn!(error = %e, "cannot accept a metrics connection");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        while connections.try_join_next().is_some() {}
+        let render = Arc::clone(&render);
+        connections.spawn(async move {
+            let service = hyper::service::service_fn(move |request| {
+                let response = respond(&request, &render);
+                async move { Ok::<_, Infallible>(response) }
+            });
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+            if let Err(e) = served {
+                tracing::debug!(error = %e, "metrics connection failed");
+            }
+        });
+    }
+}
+
+/// The answer to one HTTP request.
+fn respond<B>(
+    request: &http::Request<B>,
+    render: &Render,
+) -> http::Response<http_body_util::Full<Bytes>> {
+    let text = |status: http::StatusCode, body: &'static str| {
+        let mut response = http::Response::new(http_body_util::Full::new(Bytes::from(body)));
+        *response.status_mut() = status;
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        response
+    };
+    if request.uri().path() != "/metrics" {
+        return text(
+            http::StatusCode::NOT_FOUND,
+            "not found: the metrics are at /metrics\n",
+        );
+    }
+    if request.method() != http::Method::GET && request.method() != http::Method::HEAD {
+        let mut response = text(
+            http::StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed: GET /metrics\n",
+        );
+        response.headers_mut().insert(
+            http::header::ALLOW,
+            http::HeaderValue::from_static("GET, HEAD"),
+        );
+        return response;
+    }
+    let mut response = http::Response::new(http_body_util::Full::new(Bytes::from(render())));
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(CONTENT_TYPE),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_is_exported() {
+        let m = Metrics::default();
+        m.count_case(Variant::TwoEnds, 4, || Some(()));
+        m.count_case(Variant::Leftmost, 7, || Some(()));
+        m.count_case(Variant::Leftmost, 7, || None::<()>);
+        m.refused(Refusal::BusyCells);
+        m.rpc_ended("Solve", Code::InvalidArgument, Duration::from_millis(3));
+        let text = m.encode(InFlight {
+            cells: 5,
+            ..InFlight::default()
+        });
+        for line in [
+            "stonegame_cases_total{variant=\"two_ends\"} 1",
+            "stonegame_cases_total{variant=\"leftmost\"} 1",
+            "stonegame_cases_cancelled_total 1",
+            "stonegame_cells_total 13",
+            "stonegame_admission_rejected_total{reason=\"busy_cells\"} 1",
+            "stonegame_admission_rejected_total{reason=\"shutting_down\"} 0",
+            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"INVALID_ARGUMENT\"} 1",
+            "stonegame_rpc_requests_total{rpc=\"Check\",code=\"OK\"} 0",
+            "stonegame_rpc_duration_seconds_count{rpc=\"Solve\"} 1",
+            "stonegame_rpc_duration_seconds_bucket{le=\"0.005\",rpc=\"Solve\"} 1",
+            "stonegame_cells_in_flight 5",
+            "stonegame_build_info{version=\"",
+            "# EOF",
+        ] {
+            assert!(text.contains(line), "{line} missing from\n{text}");
+        }
+        assert_eq!(Metrics::get(&m.admissions_refused), 1);
+        assert_eq!(Metrics::get(&m.cases_cancelled), 1);
+    }
+
+    /// A service answering every call with `respond()` after `wait`.
+    #[derive(Clone)]
+    struct Fake {
+        respond: fn() -> http::Response<Body>,
+        wait: bool,
+    }
+
+    impl tonic::codegen::Service<http::Request<()>> for Fake {
+        type Response = http::Response<Body>;
+        type Error = Infallible;
+        type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _: http::Request<()>) -> Self::Future {
+            let (respond, wait) = (self.respond, self.wait);
+            Box::pin(async move {
+                if wait {
+                    std::future::pending::<()>().await;
+                }
+                Ok(respond())
+            })
+        }
+    }
+
+    fn request(method: &str, timeout: Option<&'static str>) -> http::Request<()> {
+        let mut r = http::Request::new(());
+        *r.uri_mut() = format!("/stonegame.v1.StoneGame/{method}").parse().unwrap();
+        if let Some(t) = timeout {
+            r.headers_mut()
+                .insert("grpc-timeout", http::HeaderValue::from_static(t));
+        }
+        r
+    }
+
+    fn count(m: &Metrics, rpc: &str, code: &str) -> bool {
+        m.encode(InFlight::default()).contains(&format!(
+            "stonegame_rpc_requests_total{{rpc=\"{rpc}\",code=\"{code}\"}} 1\n"
+        ))
+    }
+
+    #[tokio::test]
+    async fn rpcs_count_once_when_they_end() {
+        use http_body_util::BodyExt;
+        use tonic::codegen::Service;
+        let m = Arc::new(Metrics::default());
+        let never = Fake {
+            respond: || unreachable!(),
+            wait: true,
+        };
+        // Dropped unfinished: past its deadline, or not.
+        let call = CountRpcs::new(never.clone(), Arc::clone(&m)).call(request("Check", Some("1m")));
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        drop(call);
+        assert!(count(&m, "Check", "DEADLINE_EXCEEDED"));
+        drop(CountRpcs::new(never, Arc::clone(&m)).call(request("Check", Some("1H"))));
+        assert!(count(&m, "Check", "CANCELLED"));
+
+        // A trailers-only error: counted when the response leaves.
+        let refused = Fake {
+            respond: || Status::resource_exhausted("no").into_http(),
+            wait: false,
+        };
+        let response = CountRpcs::new(refused, Arc::clone(&m))
+            .call(request("SuggestMove", None))
+            .await
+            .unwrap();
+        assert!(count(&m, "SuggestMove", "RESOURCE_EXHAUSTED"));
+        drop(response);
+
+        // A stream: counted when its trailers leave, once.
+        let streamed = Fake {
+            respond: || {
+                let mut trailers = http::HeaderMap::new();
+                trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
+                let frames = futures::stream::iter([
+                    Ok::<_, Status>(Frame::data(Bytes::from_static(b"x"))),
+                    Ok(Frame::trailers(trailers)),
+                ]);
+                http::Response::new(Body::new(http_body_util::StreamBody::new(frames)))
+            },
+            wait: false,
+        };
+        let mut body = CountRpcs::new(streamed, Arc::clone(&m))
+            .call(request("Generate", None))
+            .await
+            .unwrap()
+            .into_body();
+        assert!(body.frame().await.unwrap().unwrap().is_data());
+        assert!(!count(&m, "Generate", "OK"));
+        assert!(body.frame().await.unwrap().unwrap().is_trailers());
+        assert!(count(&m, "Generate", "OK"));
+        drop(body);
+        assert!(!count(&m, "Generate", "CANCELLED"));
+        let text = m.encode(InFlight::default());
+        assert!(text.contains("stonegame_rpc_duration_seconds_count{rpc=\"Check\"} 2\n"));
+    }
+
+    #[test]
+    fn rpc_names_and_codes() {
+        assert_eq!(rpc_of("/stonegame.v1.StoneGame/SuggestMove"), "SuggestMove");
+        assert_eq!(rpc_of("/stonegame.v1.StoneGame/Nope"), "other");
+        assert_eq!(code_name(Code::ResourceExhausted), "RESOURCE_EXHAUSTED");
+        let busy = AdmissionError::Busy {
+            unit: CELLS,
+            amount: 1,
+            in_flight: 1,
+            max: 1,
+            retry_after_ms: 50,
+        };
+        assert_eq!(Refusal::from(&busy), Refusal::BusyCells);
+    }
+}

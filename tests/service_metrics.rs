@@ -1,0 +1,641 @@
+//! The Prometheus endpoint of a real server on loopback: every counter moves
+//! by exactly the traffic sent (scraped over plain HTTP before and after),
+//! the gauges come back to 0, 404/405 for other requests, `metrics.listen =
+//! ""` turns it off, a port in use is a clear start-up error; and
+//! `max_connection_age_ms` closes old connections gracefully while a client
+//! keeps working.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use stonegame::service::pb;
+use stonegame::service::{Metrics, RunningServer, start};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::Code;
+
+use common::case;
+
+const TWO: pb::Variant = pb::Variant::Unspecified;
+const LEFT: pb::Variant = pb::Variant::Leftmost;
+
+/// One HTTP/1.1 request to `addr`: (status, headers, body).
+fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).expect("the metrics listener accepts");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").expect("a full response");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
+    (status, head.to_string(), body.to_string())
+}
+
+/// The samples of a scrape, by series (`name{labels}`).
+async fn scrape(server: &RunningServer) -> BTreeMap<String, f64> {
+    let addr = server.metrics_addr.expect("metrics are on");
+    let (status, head, body) = tokio::task::spawn_blocking(move || http(addr, "GET", "/metrics"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/openmetrics-text; version=1.0.0"),
+        "{head}"
+    );
+    assert!(body.ends_with("# EOF\n"), "{body}");
+    parse(&body)
+}
+
+fn parse(text: &str) -> BTreeMap<String, f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (series, value) = l.rsplit_once(' ').expect("`series value`");
+            (series.to_string(), value.parse().expect("a number"))
+        })
+        .collect()
+}
+
+/// What moved between two scrapes, among the counters (`_total`) and the
+/// histograms' counts (`_count`).
+fn moved(before: &BTreeMap<String, f64>, after: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    after
+        .iter()
+        .filter(|(k, _)| {
+            let name = k.split('{').next().unwrap();
+            name.ends_with("_total") || name.ends_with("_count")
+        })
+        .map(|(k, v)| (k.clone(), v - before.get(k).copied().unwrap_or(0.0)))
+        .filter(|(_, d)| *d != 0.0)
+        .collect()
+}
+
+fn expect(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+fn suggest(piles: Vec<u64>, variant: pb::Variant, strength: Option<f64>) -> pb::SuggestMoveRequest {
+    pb::SuggestMoveRequest {
+        piles,
+        variant: variant as i32,
+        strength,
+        seed: 0,
+    }
+}
+
+fn cells(n: u64, two_ends: bool) -> u64 {
+    if two_ends {
+        (n * (n - 1) / 2).max(1)
+    } else {
+        n
+    }
+}
+
+async fn no_rpc_running(server: &RunningServer) {
+    let state = &server.state;
+    common::eventually("every RPC's slot is free", || state.rpcs.in_flight() == 0).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_counter_moves_by_exactly_the_traffic() {
+    let server = common::server(|c| {
+        c.limits.max_cells_in_flight = 1000.try_into().unwrap();
+        c.limits.max_concurrent_rpcs = 1.try_into().unwrap();
+    })
+    .await;
+    let before = scrape(&server).await;
+    assert_eq!(
+        before.get("stonegame_build_info{version=\"0.1.0\"}"),
+        Some(&1.0),
+        "{before:?}"
+    );
+    for gauge in ["cells", "piles", "rpcs"] {
+        assert_eq!(before[&format!("stonegame_{gauge}_in_flight")], 0.0);
+    }
+    assert_eq!(before["stonegame_cells_in_flight_max"], 1000.0);
+    assert_eq!(before["stonegame_rpcs_in_flight_max"], 1.0);
+    let mut client = common::client(&server).await;
+
+    // One Solve stream of 3 batches: 5 valid cases (3 two-ends, 2
+    // leftmost) and 1 invalid one (a pile of 0).
+    let batches = vec![
+        vec![
+            case("a", vec![3, 1, 9, 4], TWO),
+            case("b", vec![5, 5], LEFT),
+        ],
+        vec![case("c", vec![1, 2, 3, 4, 5], TWO), case("d", vec![7], TWO)],
+        vec![case("e", vec![2, 2, 2], LEFT), case("bad", vec![1, 0], TWO)],
+    ];
+    let solve_cells =
+        cells(4, true) + cells(2, false) + cells(5, true) + cells(1, true) + cells(3, false);
+    let (tx, rx) = mpsc::channel(4);
+    let mut responses = client
+        .solve(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    // The stream holds the only RPC slot: another RPC is refused.
+    let s = client
+        .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+        .await
+        .unwrap_err();
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    assert!(s.message().contains("too many concurrent RPCs"), "{s:?}");
+    for batch in batches {
+        tx.send(pb::SolveRequest { cases: batch }).await.unwrap();
+        let r = responses.message().await.unwrap().expect("a response");
+        assert_eq!(r.results.len(), 2);
+    }
+    drop(tx);
+    assert!(responses.message().await.unwrap().is_none());
+    no_rpc_running(&server).await;
+
+    // Two SuggestMoves, one INVALID_ARGUMENT (strength 2).
+    client
+        .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+        .await
+        .unwrap();
+    client
+        .suggest_move(suggest(vec![4, 4, 4, 4], LEFT, None))
+        .await
+        .unwrap();
+    let suggest_cells = cells(4, true) + cells(4, false);
+    let s = client
+        .suggest_move(suggest(vec![3, 1, 9, 4], TWO, Some(2.0)))
+        .await
+        .unwrap_err();
+    assert_eq!(s.code(), Code::InvalidArgument, "{s:?}");
+
+    // Admission: a row larger than the whole budget (50 piles: 1225 cells);
+    // then busy budgets, held by the test itself.
+    let s = client
+        .suggest_move(suggest((1..=50).collect(), TWO, None))
+        .await
+        .unwrap_err();
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    let held = server.state.budget.try_reserve(995).unwrap();
+    assert_eq!(scrape(&server).await["stonegame_cells_in_flight"], 995.0);
+    let s = client
+        .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+        .await
+        .unwrap_err();
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    drop(held);
+    let max_piles = server.state.piles_budget.max();
+    let held = server.state.piles_budget.try_reserve(max_piles).unwrap();
+    let s = client
+        .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+        .await
+        .unwrap_err();
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    drop(held);
+
+    // A Check whose deadline passes while it waits for its input: tonic
+    // drops the handler, which counts as DEADLINE_EXCEEDED, or CANCELLED
+    // when the client's own timer (tonic's `Channel` enforces the same
+    // deadline) reset the stream first.
+    let (tx, rx) = mpsc::channel(1);
+    tx.send(pb::CheckRequest {
+        variant: TWO as i32,
+        part: Some(pb::check_request::Part::InputChunk(b"1\n".to_vec())),
+    })
+    .await
+    .unwrap();
+    let mut request = tonic::Request::new(ReceiverStream::new(rx));
+    request.set_timeout(Duration::from_millis(200));
+    let s = client.check(request).await.unwrap_err();
+    assert!(
+        matches!(s.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{s:?}"
+    );
+    let check_ended = |m: &BTreeMap<String, f64>| {
+        ["DEADLINE_EXCEEDED", "CANCELLED"]
+            .iter()
+            .find(|code| {
+                m.get(&format!(
+                    "stonegame_rpc_requests_total{{rpc=\"Check\",code=\"{code}\"}}"
+                )) == Some(&1.0)
+            })
+            .map(|code| code.to_string())
+    };
+    common::eventually_async("the Check past its deadline is counted", || async {
+        check_ended(&scrape(&server).await).is_some()
+    })
+    .await;
+    drop(tx);
+    no_rpc_running(&server).await;
+
+    // Draining: new RPCs are refused.
+    server.state.rpcs.shut_down();
+    let s = client
+        .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+        .await
+        .unwrap_err();
+    assert_eq!(s.code(), Code::Unavailable, "{s:?}");
+
+    let after = scrape(&server).await;
+    let check_code = check_ended(&after).unwrap();
+    let check_series =
+        format!("stonegame_rpc_requests_total{{rpc=\"Check\",code=\"{check_code}\"}}");
+    let mut want = expect(&[
+        (
+            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"OK\"}",
+            1.0,
+        ),
+        (
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}",
+            2.0,
+        ),
+        (
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"INVALID_ARGUMENT\"}",
+            1.0,
+        ),
+        (
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"RESOURCE_EXHAUSTED\"}",
+            4.0,
+        ),
+        (
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"UNAVAILABLE\"}",
+            1.0,
+        ),
+        ("stonegame_rpc_duration_seconds_count{rpc=\"Solve\"}", 1.0),
+        ("stonegame_rpc_duration_seconds_count{rpc=\"Check\"}", 1.0),
+        (
+            "stonegame_rpc_duration_seconds_count{rpc=\"SuggestMove\"}",
+            8.0,
+        ),
+        ("stonegame_cases_total{variant=\"two_ends\"}", 4.0),
+        ("stonegame_cases_total{variant=\"leftmost\"}", 3.0),
+        ("stonegame_case_errors_total", 1.0),
+        (
+            "stonegame_cells_total",
+            (solve_cells + suggest_cells) as f64,
+        ),
+        (
+            "stonegame_admission_rejected_total{reason=\"too_many_rpcs\"}",
+            1.0,
+        ),
+        (
+            "stonegame_admission_rejected_total{reason=\"too_large_cells\"}",
+            1.0,
+        ),
+        (
+            "stonegame_admission_rejected_total{reason=\"busy_cells\"}",
+            1.0,
+        ),
+        (
+            "stonegame_admission_rejected_total{reason=\"busy_piles\"}",
+            1.0,
+        ),
+        (
+            "stonegame_admission_rejected_total{reason=\"shutting_down\"}",
+            1.0,
+        ),
+        ("stonegame_connections_accepted_total", 1.0),
+    ]);
+    want.insert(check_series, 1.0);
+    assert_eq!(moved(&before, &after), want);
+    assert_eq!(solve_cells + suggest_cells, 22 + 10);
+    // The histogram's sum is the time spent, its +Inf bucket its count.
+    assert!(after["stonegame_rpc_duration_seconds_sum{rpc=\"Solve\"}"] > 0.0);
+    assert_eq!(
+        after["stonegame_rpc_duration_seconds_bucket{le=\"+Inf\",rpc=\"SuggestMove\"}"],
+        8.0
+    );
+    for gauge in ["cells", "piles", "rpcs", "solve_batches"] {
+        assert_eq!(
+            after[&format!("stonegame_{gauge}_in_flight")],
+            0.0,
+            "{gauge}"
+        );
+    }
+    assert_eq!(after["stonegame_connections_open"], 1.0);
+    // The plain counters the other tests read agree.
+    let m = &server.metrics;
+    assert_eq!(Metrics::get(&m.admissions_refused), 3);
+    assert_eq!(Metrics::get(&m.rpcs_refused), 1);
+    assert_eq!(Metrics::get(&m.cases_completed), 7);
+    assert_eq!(Metrics::get(&m.connections_accepted), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_paths_are_404_and_other_methods_405() {
+    let server = common::server(|_| {}).await;
+    let addr = server.metrics_addr.unwrap();
+    let (status, _, body) = tokio::task::spawn_blocking(move || http(addr, "GET", "/"))
+        .await
+        .unwrap();
+    assert_eq!(status, 404);
+    assert!(body.contains("/metrics"), "{body}");
+    let (status, _, _) = tokio::task::spawn_blocking(move || http(addr, "GET", "/metricsx"))
+        .await
+        .unwrap();
+    assert_eq!(status, 404);
+    let (status, head, _) = tokio::task::spawn_blocking(move || http(addr, "POST", "/metrics"))
+        .await
+        .unwrap();
+    assert_eq!(status, 405);
+    assert!(
+        head.to_ascii_lowercase().contains("allow: get, head"),
+        "{head}"
+    );
+    // The listener stops with the server.
+    server.shutdown().await.unwrap();
+    common::eventually("the metrics port is closed", || {
+        TcpStream::connect(addr).is_err()
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_listen_address_turns_metrics_off() {
+    let server = common::server(|c| c.metrics.listen = String::new()).await;
+    assert_eq!(server.metrics_addr, None);
+    let mut client = common::client(&server).await;
+    client
+        .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_metrics_port_in_use_is_a_start_up_error_naming_it() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let e = start(&common::config(|c| c.metrics.listen = addr.clone()))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(&format!("cannot listen for metrics on {addr}: ")),
+        "{e}"
+    );
+    assert!(e.contains("in use"), "{e}");
+    let e = start(&common::config(|c| c.metrics.listen = "nowhere".into()))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("metrics listen address `nowhere`"), "{e}");
+
+    // The binary: the message, a failure exit, no `listening on`.
+    let out = Command::new(env!("CARGO_BIN_EXE_stonegame"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            &addr,
+        ])
+        .env_remove("STONEGAME_METRICS__LISTEN")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen for metrics on {addr}: ")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("listening on"), "{stderr}");
+}
+
+/// Runs `stonegame serve` with `args` and `env`, reads its stderr up to the
+/// `listening on` line (and the `metrics on` line after it when
+/// `metrics`), calls `during` with the metrics address, then stops it with
+/// SIGTERM; returns all its stderr lines.
+fn run_serve(
+    args: &[&str],
+    env: &[(&str, &str)],
+    metrics: bool,
+    during: impl FnOnce(Option<SocketAddr>),
+) -> Vec<String> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_stonegame"));
+    command.arg("serve").args(args);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command
+        .env_remove("RUST_LOG")
+        .env("STONEGAME_LOG__FILTER", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let mut metrics_addr = None;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let listening = line.starts_with("listening on ");
+        if let Some(addr) = line.strip_prefix("metrics on ") {
+            metrics_addr = Some(addr.parse().expect("metrics on ADDR"));
+        }
+        seen.push(line);
+        if (listening && !metrics) || metrics_addr.is_some() {
+            break;
+        }
+    }
+    during(metrics_addr);
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    seen.extend(lines.map(Result::unwrap));
+    assert!(child.wait().unwrap().success(), "{seen:?}");
+    seen
+}
+
+#[test]
+fn the_binary_prints_and_serves_its_metrics_address() {
+    for (args, env) in [
+        (
+            &["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"][..],
+            &[][..],
+        ),
+        (
+            &["--listen", "127.0.0.1:0"][..],
+            &[("STONEGAME_METRICS__LISTEN", "127.0.0.1:0")][..],
+        ),
+    ] {
+        let lines = run_serve(args, env, true, |addr| {
+            let addr = addr.expect("`metrics on ADDR`");
+            assert_ne!(addr.port(), 9090);
+            let (status, _, body) = http(addr, "GET", "/metrics");
+            assert_eq!(status, 200);
+            assert!(body.contains("stonegame_build_info{version="), "{body}");
+        });
+        // `metrics on` follows `listening on`, which keeps its exact form.
+        let listening = lines
+            .iter()
+            .position(|l| l.starts_with("listening on 127.0.0.1:"));
+        let metrics = lines
+            .iter()
+            .position(|l| l.starts_with("metrics on 127.0.0.1:"));
+        assert!(listening.is_some() && listening < metrics, "{lines:?}");
+    }
+    // Off through the environment: no line.
+    let lines = run_serve(
+        &["--listen", "127.0.0.1:0"],
+        &[("STONEGAME_METRICS__LISTEN", "")],
+        false,
+        |_| {},
+    );
+    assert!(!lines.iter().any(|l| l.contains("metrics on")), "{lines:?}");
+}
+
+/// A request cancelled by the client's transport before it was sent: what
+/// tonic 0.14's `Channel` returns for a request that raced the server's
+/// GOAWAY (hyper's `Canceled: connection closed`); safe to resend.
+fn cancelled_by_transport(s: &tonic::Status) -> bool {
+    use std::error::Error;
+    s.code() == Code::Cancelled
+        && s.source()
+            .is_some_and(|e| e.downcast_ref::<tonic::transport::Error>().is_some())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
+    let age = Duration::from_millis(300);
+    let server = common::server(|c| c.max_connection_age_ms = age.as_millis() as u64).await;
+    let mut client = common::client(&server).await;
+    // A Solve stream opened on the first connection outlives its age:
+    // GOAWAY lets it finish (a hard close would fail it).
+    let (tx, rx) = mpsc::channel(1);
+    let mut stream = client
+        .solve(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let started = Instant::now();
+    let (mut answered, mut resent, mut batches) = (0, 0, 0);
+    while started.elapsed() < age * 5 {
+        // Every call succeeds, over whichever connection is current; one
+        // that raced a GOAWAY is resent once.
+        let request = || suggest(vec![3, 1, 9, 4], TWO, None);
+        let r = match client.suggest_move(request()).await {
+            Err(s) if cancelled_by_transport(&s) => {
+                resent += 1;
+                client.suggest_move(request()).await
+            }
+            r => r,
+        };
+        let r = r.unwrap_or_else(|s| panic!("after {:?}: {s:?}", started.elapsed()));
+        assert!(!r.into_inner().mover_wins);
+        answered += 1;
+        if batches < 10 && started.elapsed() >= age / 5 * batches {
+            tx.send(pb::SolveRequest {
+                cases: vec![case("x", vec![3, 1, 9, 4], TWO)],
+            })
+            .await
+            .unwrap();
+            let r = stream.message().await.unwrap().expect("a batch's answer");
+            assert!(!r.results[0].first_player_wins);
+            batches += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    drop(tx);
+    assert!(stream.message().await.unwrap().is_none());
+    assert_eq!(batches, 10);
+    let accepted = Metrics::get(&server.metrics.connections_accepted);
+    // A new connection after each age (at least one), and at most one
+    // resend for each new one.
+    assert!(accepted >= 2, "{accepted} connections for {answered} calls");
+    assert!(resent < accepted, "{resent} resent, {accepted} connections");
+    let scraped = scrape(&server).await;
+    assert_eq!(
+        scraped["stonegame_connections_accepted_total"],
+        accepted as f64
+    );
+    // The server counted no failed RPC: the resent ones never reached it.
+    let m = moved(&BTreeMap::new(), &scraped);
+    assert_eq!(
+        m.keys()
+            .filter(|k| k.starts_with("stonegame_rpc_requests_total"))
+            .collect::<Vec<_>>(),
+        [
+            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"OK\"}",
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}",
+        ],
+        "{m:?}"
+    );
+    assert_eq!(
+        m["stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}"],
+        answered as f64
+    );
+
+    // Without the setting, the one connection stays.
+    let server = common::server(|_| {}).await;
+    let mut client = common::client(&server).await;
+    let started = Instant::now();
+    while started.elapsed() < age * 2 {
+        client
+            .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(Metrics::get(&server.metrics.connections_accepted), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grace_cuts_the_streams_that_outlive_it() {
+    let server = common::server(|c| {
+        c.max_connection_age_ms = 200;
+        c.max_connection_age_grace_ms = 200;
+    })
+    .await;
+    // Before the connection is made: its age counts from later.
+    let started = Instant::now();
+    let mut client = common::client(&server).await;
+    let (tx, rx) = mpsc::channel(1);
+    let mut stream = client
+        .solve(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let failed = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the stream was never cut"
+        );
+        let batch = pb::SolveRequest {
+            cases: vec![case("x", vec![3, 1, 9, 4], TWO)],
+        };
+        if tx.send(batch).await.is_err() {
+            break started.elapsed();
+        }
+        match stream.message().await {
+            Ok(Some(_)) => tokio::time::sleep(Duration::from_millis(20)).await,
+            Ok(None) => panic!("the stream ended by itself"),
+            Err(_) => break started.elapsed(),
+        }
+    };
+    // Cut after the age and the grace, not before.
+    assert!(failed >= Duration::from_millis(400), "{failed:?}");
+    // The client goes on over a new connection.
+    let request = || suggest(vec![3, 1, 9, 4], TWO, None);
+    match client.suggest_move(request()).await {
+        Err(s) if cancelled_by_transport(&s) => client.suggest_move(request()).await,
+        r => r,
+    }
+    .unwrap();
+}
