@@ -10,11 +10,11 @@
 # overhead; the default 64 cases a batch). For each: the offline
 # `stonegame solve`, then `client solve --server URL[,URL…]` over the first 1,
 # 2 and 3 of three `stonegame serve` replicas (defaults: each has one worker
-# and one I/O thread per core), RUNS times each (default 3), the output
-# checked against the offline one every time. Prints the median wall time,
-# cases/s, and the CPU seconds used by the replicas and by the client
-# (from /proc), so what limits the run shows: CPU time ≈ cores × wall time
-# means the cores are the limit.
+# and one I/O thread per core; metrics on a free port each), RUNS times each
+# (default 3), the output checked against the offline one every time.
+# Prints the median wall time, cases/s, and the CPU seconds used by the
+# replicas and by the client (from /proc), so what limits the run shows:
+# CPU time ≈ cores × wall time means the cores are the limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${STONEGAME:-target/release/stonegame}
@@ -34,7 +34,7 @@ now() { date +%s.%N; }
 
 urls=()
 for i in 1 2 3; do
-  "$bin" serve --listen 127.0.0.1:0 2>"$dir/serve$i.log" &
+  "$bin" serve --listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 2>"$dir/serve$i.log" &
   pids+=($!)
   for _ in $(seq 100); do
     grep -q '^listening on ' "$dir/serve$i.log" && break

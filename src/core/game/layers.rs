@@ -322,6 +322,7 @@ impl GameRow {
         // Layer `base + t` has `width − t` cells, from byte `offset(t)`.
         let cells = width * (width + 1) / 2;
         cone.data.clear();
+        cone.data.reserve_exact(cells);
         cone.data.resize(cells, 0);
         pack_bytes(&st.l[..width], &st.r[..width], &mut cone.data[..width]);
         let mut off = width;
