@@ -237,26 +237,37 @@ pub async fn serve(config: &Config) -> Result<(), ServeError> {
     }
 }
 
-async fn shutdown_signal() {
+/// A future that completes at SIGTERM or SIGINT. The handlers are installed
+/// here, at once, not when the future is first polled: a signal that comes
+/// right after `listening on ADDR` is printed (before the server task runs)
+/// must start the graceful shutdown, not kill the process.
+fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => tracing::info!("SIGTERM received"),
-                    _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT received"),
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => tracing::info!("SIGTERM received"),
+                        _ = int.recv() => tracing::info!("SIGINT received"),
+                    }
                 }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM; only SIGINT stops the server");
-                let _ = tokio::signal::ctrl_c().await;
+                (term, int) => {
+                    let e = term.err().or(int.err());
+                    tracing::warn!(error = ?e, "cannot listen for SIGTERM and SIGINT; falling back to ctrl_c");
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
