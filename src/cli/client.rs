@@ -37,7 +37,7 @@ use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
 use crate::wire::pb;
 
-use super::suggest::parse_pile;
+use super::suggest::parse_piles;
 use super::{VariantArg, fail, open_input};
 
 /// Client subcommands.
@@ -194,14 +194,6 @@ pub fn run(cmd: ClientCommand) -> ExitCode {
         ClientCommand::Check(args) => run_check(&runtime, &args),
         ClientCommand::Gen(args) => run_gen(&runtime, &args),
     }
-}
-
-fn parse_piles(texts: &[String]) -> Result<Vec<u64>, String> {
-    texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| parse_pile(i + 1, t))
-        .collect()
 }
 
 /// At most this many piles go into one request (at most 4 MiB of

@@ -12,10 +12,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::core::game::{Bot, Game, GameRow, WhenLost};
-use crate::core::{MAX_PILES, Move, Never, Side, ValidRow, Variant};
+use crate::core::{Move, Never, Side, Variant};
 
 use super::interact::protocol_move;
-use super::suggest::parse_pile;
+use super::suggest::parse_row;
 use super::{VariantArg, fail};
 
 /// Arguments of `stonegame play`.
@@ -121,13 +121,7 @@ fn describe_move(m: &Move) -> String {
 
 /// Plays one game, reading commands from `input` and writing to `out`.
 pub fn play(args: &PlayArgs, input: impl BufRead, mut out: impl Write) -> io::Result<ExitCode> {
-    let piles: Result<Vec<u64>, String> = args
-        .piles
-        .iter()
-        .enumerate()
-        .map(|(i, t)| parse_pile(i + 1, t))
-        .collect();
-    let piles = match piles.and_then(|p| ValidRow::new(p, MAX_PILES).map_err(|e| e.to_string())) {
+    let piles = match parse_row(&args.piles) {
         Ok(p) => p,
         Err(e) => return Ok(fail(e)),
     };

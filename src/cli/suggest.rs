@@ -18,6 +18,21 @@ pub struct SuggestArgs {
     pub piles: Vec<String>,
 }
 
+/// Parses the piles of a row given on the command line (1-based indices
+/// in messages), without checking the row as a whole.
+pub(crate) fn parse_piles(texts: &[String]) -> Result<Vec<u64>, String> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| parse_pile(i + 1, t))
+        .collect()
+}
+
+/// Parses and validates a row given on the command line.
+pub(crate) fn parse_row(texts: &[String]) -> Result<ValidRow<'static>, String> {
+    ValidRow::new(parse_piles(texts)?, MAX_PILES).map_err(|e| e.to_string())
+}
+
 /// Parses pile `index` (1-based) from the command line.
 pub(crate) fn parse_pile(index: usize, text: &str) -> Result<u64, String> {
     match text.parse::<u64>() {
@@ -40,13 +55,7 @@ pub(crate) fn parse_pile(index: usize, text: &str) -> Result<u64, String> {
 
 /// Runs the command.
 pub fn run(args: SuggestArgs) -> ExitCode {
-    let piles: Result<Vec<u64>, String> = args
-        .piles
-        .iter()
-        .enumerate()
-        .map(|(i, t)| parse_pile(i + 1, t))
-        .collect();
-    let row = match piles.and_then(|p| ValidRow::new(p, MAX_PILES).map_err(|e| e.to_string())) {
+    let row = match parse_row(&args.piles) {
         Ok(row) => row,
         Err(e) => return fail(e),
     };
