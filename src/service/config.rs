@@ -16,6 +16,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::transport::TransportConfig;
+
 /// The embedded default configuration (TOML).
 pub const DEFAULT_CONFIG: &str = include_str!("default_config.toml");
 
@@ -51,6 +53,8 @@ pub struct Config {
     pub log: LogConfig,
     /// The Prometheus endpoint.
     pub metrics: MetricsConfig,
+    /// HTTP/2 and TCP limits against hostile clients.
+    pub transport: TransportConfig,
     /// Request and resource limits.
     pub limits: Limits,
 }

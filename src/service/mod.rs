@@ -15,6 +15,8 @@
 //!   wrapper counting RPCs, and the `/metrics` HTTP listener;
 //! * [`server`] — the transport: building and serving with health,
 //!   reflection and graceful shutdown, dispatching to the handlers;
+//! * [`transport`] — the HTTP/2 and TCP limits against hostile clients
+//!   (`[transport]`), set on the server builder and the accepted sockets;
 //! * [`telemetry`] — logging;
 //! * [`alloc`] — malloc tuning for processes moving many large messages.
 //!
@@ -37,6 +39,7 @@ pub mod state;
 pub mod suggest;
 pub mod tables;
 pub mod telemetry;
+pub mod transport;
 pub mod validate;
 
 /// The generated `stonegame.v1` types, client and server (they live in

@@ -37,7 +37,7 @@ use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
-use super::{check, generate, solve, suggest, tables};
+use super::{check, generate, solve, suggest, tables, transport};
 
 /// The fully qualified name of the service, as health and reflection know it.
 pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
@@ -299,9 +299,10 @@ async fn start_with_signal(
 
     let state = Arc::new(State::new(config)?);
     let metrics = Arc::clone(&state.metrics);
-    let incoming = TcpIncoming::from(listener)
-        .with_nodelay(Some(true))
+    let incoming = transport::tcp_options(TcpIncoming::from(listener), &config.transport)
         .map(move |accepted| accepted.map(|io| CountedConn::new(io, &metrics)));
+    // At most transport.max_connections open, each with a handshake deadline.
+    let incoming = transport::Incoming::new(incoming, &config.transport);
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_service_status(SERVICE_NAME, ServingStatus::Serving)
@@ -322,7 +323,11 @@ async fn start_with_signal(
     // and per connection): a Solve stream never holds more than
     // `max_batches_in_flight_per_stream` batches anyway, and larger windows
     // measured no different.
-    let mut builder = Server::builder().max_frame_size(MAX_FRAME_SIZE);
+    // The HTTP/2 limits against hostile clients ([transport]).
+    let mut builder = transport::apply(
+        Server::builder().max_frame_size(MAX_FRAME_SIZE),
+        &config.transport,
+    );
     if config.max_connection_age_ms > 0 {
         // tonic sends GOAWAY when a connection reaches this age and lets
         // its RPCs finish, for at most the grace if one is set.

@@ -1,0 +1,338 @@
+//! The HTTP/2 and TCP limits that keep hostile clients from exhausting the
+//! server (the `[transport]` configuration table), applied in two places:
+//!
+//! * [`apply`] sets them on tonic's [`Server`] builder: streams per
+//!   connection, header list size, reset-stream limits (rapid reset),
+//!   HTTP/2 keepalive pings and an optional request timeout. tonic passes
+//!   `None` for every option it is not given, which *overrides* hyper's own
+//!   defaults (200 streams per connection, 1024 locally reset streams) with
+//!   "unlimited"; so each is set here explicitly.
+//! * [`Incoming`] wraps the accepted connections (tonic ignores its own TCP
+//!   options with `serve_with_incoming`, so they are set on the
+//!   [`TcpIncoming`] here): TCP keepalive and `TCP_NODELAY`, at most
+//!   `max_connections` open at once (beyond it a new connection is closed
+//!   at once), a pause instead of a busy loop when `accept` fails (out of
+//!   file descriptors), and a deadline for the HTTP/2 preface
+//!   ([`Guarded`]): neither hyper nor h2 time out a connection that never
+//!   finishes its handshake, and keepalive pings only start after it.
+
+use std::future::Future;
+use std::io;
+use std::num::{NonZeroU32, NonZeroU64, NonZeroUsize};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::Stream;
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::time::Sleep;
+use tonic::transport::Server;
+use tonic::transport::server::{Connected, TcpIncoming};
+
+/// The client connection preface (24 bytes) and the frame header of the
+/// SETTINGS frame that must follow it (9): what a client must send within
+/// `handshake_timeout_ms` of being accepted.
+pub const PREFACE_BYTES: u64 = 24 + 9;
+
+/// The `[transport]` table: HTTP/2 and TCP limits against hostile clients.
+/// Durations in ms; 0 turns the feature off where that is allowed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportConfig {
+    /// SETTINGS_MAX_CONCURRENT_STREAMS: streams open at once on one
+    /// connection; the peer's streams beyond it are refused (RST_STREAM
+    /// REFUSED_STREAM).
+    pub max_concurrent_streams: NonZeroU32,
+    /// SETTINGS_MAX_HEADER_LIST_SIZE: bytes of decoded request headers
+    /// (metadata); a larger block is refused, not buffered.
+    pub max_header_list_size: NonZeroU32,
+    /// Streams a client may reset before the server accepted them
+    /// (rapid reset, CVE-2023-44487); beyond: GOAWAY ENHANCE_YOUR_CALM.
+    pub max_pending_accept_reset_streams: NonZeroUsize,
+    /// Streams the server may reset because of the client's protocol
+    /// errors (refused streams, bad frames, "MadeYouReset"); beyond:
+    /// GOAWAY ENHANCE_YOUR_CALM.
+    pub max_local_error_reset_streams: NonZeroUsize,
+    /// Interval of the server's HTTP/2 PING on a connection it heard
+    /// nothing from; 0 = no pings.
+    pub http2_keepalive_interval_ms: u64,
+    /// A PING not answered within this closes the connection.
+    pub http2_keepalive_timeout_ms: NonZeroU64,
+    /// TCP keepalive idle time of accepted sockets; 0 = off.
+    pub tcp_keepalive_ms: u64,
+    /// `TCP_NODELAY` on accepted sockets.
+    pub tcp_nodelay: bool,
+    /// A connection that has not sent the HTTP/2 preface and a frame
+    /// header within this is closed; 0 = no deadline.
+    pub handshake_timeout_ms: u64,
+    /// Client connections open at once; a connection accepted beyond it is
+    /// closed at once.
+    pub max_connections: NonZeroUsize,
+    /// tonic's per-request timeout: an RPC whose response headers are not
+    /// ready within it ends with CANCELLED (for SuggestMove and Check this
+    /// includes receiving the request); 0 = none (a client's `grpc-timeout`
+    /// still applies).
+    pub request_timeout_ms: u64,
+}
+
+fn ms(v: u64) -> Option<Duration> {
+    (v > 0).then(|| Duration::from_millis(v))
+}
+
+/// Sets `config`'s HTTP/2 limits on a tonic server builder.
+pub fn apply<L>(builder: Server<L>, config: &TransportConfig) -> Server<L> {
+    let builder = builder
+        .max_concurrent_streams(config.max_concurrent_streams.get())
+        .http2_max_header_list_size(config.max_header_list_size.get())
+        .http2_max_pending_accept_reset_streams(Some(config.max_pending_accept_reset_streams.get()))
+        .http2_max_local_error_reset_streams(Some(config.max_local_error_reset_streams.get()))
+        .http2_keepalive_interval(ms(config.http2_keepalive_interval_ms))
+        .http2_keepalive_timeout(ms(config.http2_keepalive_timeout_ms.get()));
+    match ms(config.request_timeout_ms) {
+        Some(t) => builder.timeout(t),
+        None => builder,
+    }
+}
+
+/// Sets `config`'s TCP options on the accepted sockets of `incoming`.
+pub fn tcp_options(incoming: TcpIncoming, config: &TransportConfig) -> TcpIncoming {
+    incoming
+        .with_nodelay(Some(config.tcp_nodelay))
+        .with_keepalive(ms(config.tcp_keepalive_ms))
+}
+
+/// The open connections and the limit, shared by [`Incoming`] and the
+/// [`Guarded`] connections it yields.
+#[derive(Debug)]
+struct Gate {
+    open: AtomicUsize,
+    max: usize,
+    /// Whether the last connection was refused (the warning is logged once
+    /// per run of refusals, not per connection).
+    refusing: AtomicBool,
+}
+
+/// The accepted connections of `S`, at most `max_connections` open at once,
+/// each [`Guarded`] by the handshake deadline.
+pub struct Incoming<S> {
+    inner: S,
+    gate: Arc<Gate>,
+    handshake: Option<Duration>,
+    backoff: Option<Pin<Box<Sleep>>>,
+}
+
+impl<S> Incoming<S> {
+    /// Wraps the accepted connections of `inner`.
+    pub fn new(inner: S, config: &TransportConfig) -> Self {
+        Incoming {
+            inner,
+            gate: Arc::new(Gate {
+                open: AtomicUsize::new(0),
+                max: config.max_connections.get(),
+                refusing: AtomicBool::new(false),
+            }),
+            handshake: ms(config.handshake_timeout_ms),
+            backoff: None,
+        }
+    }
+}
+
+/// How long accepting pauses after it failed (e.g. EMFILE: out of file
+/// descriptors), instead of retrying in a busy loop.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+impl<S, IO> Stream for Incoming<S>
+where
+    S: Stream<Item = io::Result<IO>> + Unpin,
+{
+    type Item = io::Result<Guarded<IO>>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            if let Some(sleep) = &mut this.backoff {
+                match sleep.as_mut().poll(cx) {
+                    Poll::Ready(()) => this.backoff = None,
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+            let io = match Pin::new(&mut this.inner).poll_next(cx) {
+                Poll::Ready(Some(Ok(io))) => io,
+                Poll::Ready(Some(Err(e))) => {
+                    tracing::warn!(error = %e, "accepting a connection failed; pausing accepts");
+                    this.backoff = Some(Box::pin(tokio::time::sleep(ACCEPT_BACKOFF)));
+                    continue;
+                }
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            };
+            let gate = &this.gate;
+            if gate.open.fetch_add(1, Ordering::AcqRel) >= gate.max {
+                gate.open.fetch_sub(1, Ordering::AcqRel);
+                if !gate.refusing.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        max_connections = gate.max,
+                        "too many connections: closing new ones at once"
+                    );
+                }
+                drop(io);
+                continue;
+            }
+            gate.refusing.store(false, Ordering::Relaxed);
+            let deadline = this
+                .handshake
+                .map(|d| Box::pin(tokio::time::sleep(d)) as Pin<Box<Sleep>>);
+            return Poll::Ready(Some(Ok(Guarded {
+                io,
+                gate: Arc::clone(&this.gate),
+                read: 0,
+                deadline,
+            })));
+        }
+    }
+}
+
+/// An accepted connection: counted against `max_connections` while open,
+/// and closed (its reads fail with `TimedOut`) if it has not sent
+/// [`PREFACE_BYTES`] by its handshake deadline.
+pub struct Guarded<IO> {
+    io: IO,
+    gate: Arc<Gate>,
+    read: u64,
+    deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl<IO> Drop for Guarded<IO> {
+    fn drop(&mut self) {
+        self.gate.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl<IO: Connected> Connected for Guarded<IO> {
+    type ConnectInfo = IO::ConnectInfo;
+
+    fn connect_info(&self) -> Self::ConnectInfo {
+        self.io.connect_info()
+    }
+}
+
+impl<IO: AsyncRead + Unpin> AsyncRead for Guarded<IO> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.io).poll_read(cx, buf);
+        if let Some(deadline) = &mut this.deadline {
+            this.read += (buf.filled().len() - before) as u64;
+            if this.read >= PREFACE_BYTES {
+                this.deadline = None;
+            } else if polled.is_pending() && deadline.as_mut().poll(cx).is_ready() {
+                tracing::debug!(
+                    bytes = this.read,
+                    "no HTTP/2 preface by the handshake deadline: closing the connection"
+                );
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "no HTTP/2 preface by the handshake deadline",
+                )));
+            }
+        }
+        polled
+    }
+}
+
+impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::StreamExt;
+    use tokio::io::AsyncReadExt;
+
+    fn config(max_connections: usize, handshake_ms: u64) -> TransportConfig {
+        let mut c = crate::service::Config::defaults()
+            .expect("defaults")
+            .transport;
+        c.max_connections = NonZeroUsize::new(max_connections).expect("nonzero");
+        c.handshake_timeout_ms = handshake_ms;
+        c
+    }
+
+    #[tokio::test]
+    async fn connections_past_the_limit_are_closed_and_slots_come_back() {
+        let (a, _a) = tokio::io::duplex(64);
+        let (b, _b) = tokio::io::duplex(64);
+        let (c, _c) = tokio::io::duplex(64);
+        let accepted = futures::stream::iter(vec![Ok(a), Ok(b), Ok(c)]);
+        let mut incoming = Incoming::new(accepted, &config(1, 0));
+        let first = incoming.next().await.expect("first").expect("ok");
+        // b is over the limit: dropped; c is too while `first` is open.
+        assert!(incoming.next().await.is_none());
+        drop(first);
+        assert_eq!(incoming.gate.open.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn a_silent_connection_fails_at_the_handshake_deadline() {
+        let (server, _client) = tokio::io::duplex(64);
+        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &config(8, 20));
+        let mut conn = incoming.next().await.expect("one").expect("ok");
+        let mut buf = [0u8; 8];
+        let e = conn.read(&mut buf).await.expect_err("times out");
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+    }
+
+    #[tokio::test]
+    async fn the_deadline_ends_once_the_preface_is_read() {
+        use tokio::io::AsyncWriteExt;
+        let (server, mut client) = tokio::io::duplex(256);
+        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &config(8, 20));
+        let mut conn = incoming.next().await.expect("one").expect("ok");
+        client
+            .write_all(&[0u8; PREFACE_BYTES as usize])
+            .await
+            .unwrap();
+        let mut buf = vec![0u8; 64];
+        let mut got = 0;
+        while got < PREFACE_BYTES as usize {
+            got += conn.read(&mut buf[got..]).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        client.write_all(b"x").await.unwrap();
+        assert_eq!(conn.read(&mut buf).await.unwrap(), 1);
+    }
+}
