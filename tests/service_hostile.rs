@@ -1,0 +1,1094 @@
+//! Hostile clients (issue 15 §4) against the real `stonegame serve` binary
+//! on 127.0.0.1, one server process per attack: HTTP/2 rapid reset, a
+//! stream flood past `max_concurrent_streams`, a client that never reads,
+//! slow headers and slow bodies (slowloris), oversized metadata, a message
+//! whose length prefix claims 2 GB, a Solve stream that sends forever
+//! without reading, and 1,000 connections at once.
+//!
+//! Every attack ends with the same two checks: the server still answers a
+//! normal Solve with the offline solver's verdicts ([`assert_serves`]), and
+//! its peak resident memory (`VmHWM` in `/proc/PID/status`) stayed below
+//! [`PEAK_RSS_BOUND_KB`]. No timing is asserted: the waits below only end
+//! an attack (or keep a broken build from hanging), they never decide a
+//! pass. Each attack prints what the server did (`--nocapture` shows it;
+//! docs/security.md records a run).
+//!
+//! The raw clients are the `h2` crate (rapid reset, never reading, the 2 GB
+//! prefix, sending forever) and hand-written HTTP/2 frames over a plain TCP
+//! socket (the flood, slowloris, oversized metadata: what a well-behaved
+//! HTTP/2 library refuses to send).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use prost::Message;
+use rand::{Rng, SeedableRng};
+use stonegame::core::{Variant, first_player_wins};
+use stonegame::service::pb;
+use stonegame::service::pb::stone_game_client::StoneGameClient;
+
+/// The bound on the server's peak resident memory through any one attack.
+/// Generous on purpose: an idle server is about 10-20 MiB, and a normal
+/// Solve of the final check adds little; an attack that made the server
+/// buffer what it was sent (or would send) goes far past it (the never
+/// reading client's response alone is gigabytes).
+const PEAK_RSS_BOUND_KB: u64 = 256 * 1024;
+
+/// A hang guard, not a timing assertion.
+const HANG_GUARD: Duration = Duration::from_secs(120);
+
+// ---- the server process ----
+
+/// A `stonegame serve` child process, killed when dropped.
+struct Served {
+    child: Child,
+    addr: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+/// Resident memory of a process, in KiB.
+#[derive(Debug, Clone, Copy)]
+struct Mem {
+    rss_kb: u64,
+    hwm_kb: u64,
+}
+
+impl Served {
+    /// Starts the binary with the test transport settings (short keepalive
+    /// and handshake deadlines, so slowloris attacks end in seconds) and
+    /// `env` on top.
+    fn start(env: &[(&str, &str)]) -> Served {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stonegame"));
+        cmd.args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics-listen",
+            "127.0.0.1:0",
+        ])
+        .env_remove("RUST_LOG")
+        .env("STONEGAME_LOG__FILTER", "info")
+        .env("STONEGAME_WORKERS", "2")
+        .env("STONEGAME_IO_THREADS", "2")
+        .env("STONEGAME_SHUTDOWN_GRACE_MS", "1000")
+        .env("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "500")
+        .env("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_TIMEOUT_MS", "500")
+        .env("STONEGAME_TRANSPORT__HANDSHAKE_TIMEOUT_MS", "1000");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.strip_prefix("listening on ") {
+                    let _ = tx.send(addr.trim().to_string());
+                }
+                sink.lock().expect("log lock").push(line);
+            }
+        });
+        let addr = match rx.recv_timeout(HANG_GUARD) {
+            Ok(addr) => addr,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the server never printed its address: {:?}", log.lock());
+            }
+        };
+        Served { child, addr, log }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// VmRSS and VmHWM of the server.
+    fn mem(&self) -> Mem {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server is alive");
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("{name} in /proc/PID/status"))
+        };
+        Mem {
+            rss_kb: field("VmRSS:"),
+            hwm_kb: field("VmHWM:"),
+        }
+    }
+
+    /// Lines of the server's log containing `needle`.
+    fn log_lines(&self, needle: &str) -> Vec<String> {
+        self.log
+            .lock()
+            .expect("log lock")
+            .iter()
+            .filter(|l| l.contains(needle))
+            .cloned()
+            .collect()
+    }
+
+    /// The closing checks of every attack: the server answers a normal
+    /// Solve correctly, and its peak memory stayed under the bound.
+    async fn assert_survived(&self, attack: &str) -> Mem {
+        assert!(
+            self.alive(),
+            "{attack}: the server died; log: {:?}",
+            self.log.lock()
+        );
+        tokio::time::timeout(HANG_GUARD, assert_serves(&self.addr))
+            .await
+            .unwrap_or_else(|_| panic!("{attack}: the server does not answer"));
+        let mem = self.mem();
+        println!(
+            "{attack}: peak RSS {} KiB (now {} KiB), bound {} KiB",
+            mem.hwm_kb, mem.rss_kb, PEAK_RSS_BOUND_KB
+        );
+        assert!(
+            mem.hwm_kb < PEAK_RSS_BOUND_KB,
+            "{attack}: peak RSS {} KiB is over the bound {} KiB",
+            mem.hwm_kb,
+            PEAK_RSS_BOUND_KB
+        );
+        mem
+    }
+
+    fn alive(&self) -> bool {
+        std::fs::metadata(format!("/proc/{}", self.pid())).is_ok()
+            && !std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+                .unwrap_or_default()
+                .contains(") Z ")
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A normal Solve over a fresh connection: every verdict equals the
+/// offline solver's.
+async fn assert_serves(addr: &str) {
+    let mut client = StoneGameClient::connect(format!("http://{addr}"))
+        .await
+        .expect("a normal client connects");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(15);
+    let rows: Vec<Vec<u64>> = (0..64)
+        .map(|_| {
+            let n = rng.random_range(1..=60usize);
+            (0..n).map(|_| rng.random_range(1..=40u64)).collect()
+        })
+        .collect();
+    let cases = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| common::case(i.to_string(), r.clone(), pb::Variant::TwoEnds))
+        .collect();
+    let mut responses = client
+        .solve(futures::stream::iter(vec![pb::SolveRequest { cases }]))
+        .await
+        .expect("Solve is accepted")
+        .into_inner();
+    let mut got = Vec::new();
+    while let Some(r) = responses.message().await.expect("Solve answers") {
+        got.extend(r.results);
+    }
+    assert_eq!(got.len(), rows.len());
+    for (row, r) in rows.iter().zip(&got) {
+        assert!(r.error.is_none(), "{r:?}");
+        let want = first_player_wins(&common::valid(row), Variant::TwoEnds);
+        assert_eq!(r.first_player_wins, want, "{row:?}");
+    }
+}
+
+// ---- raw HTTP/2 frames ----
+
+mod raw {
+    use super::*;
+
+    pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    pub const DATA: u8 = 0;
+    pub const HEADERS: u8 = 1;
+    pub const RST_STREAM: u8 = 3;
+    pub const SETTINGS: u8 = 4;
+    pub const PING: u8 = 6;
+    pub const GOAWAY: u8 = 7;
+    pub const CONTINUATION: u8 = 9;
+    pub const END_STREAM: u8 = 1;
+    pub const END_HEADERS: u8 = 4;
+    pub const ACK: u8 = 1;
+    pub const REFUSED_STREAM: u32 = 7;
+    pub const ENHANCE_YOUR_CALM: u32 = 11;
+
+    pub fn frame(ty: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+        let len = payload.len() as u32;
+        let mut f = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, ty, flags];
+        f.extend_from_slice(&stream.to_be_bytes());
+        f.extend_from_slice(payload);
+        f
+    }
+
+    /// An HPACK integer with a 7-bit prefix (string lengths, no Huffman).
+    fn int7(mut n: usize, out: &mut Vec<u8>) {
+        if n < 127 {
+            out.push(n as u8);
+            return;
+        }
+        out.push(127);
+        n -= 127;
+        while n >= 128 {
+            out.push((n % 128 + 128) as u8);
+            n /= 128;
+        }
+        out.push(n as u8);
+    }
+
+    /// "Literal header field without indexing, new name": stateless, so
+    /// every block can be written without an HPACK encoder.
+    pub fn literal(name: &str, value: &[u8], out: &mut Vec<u8>) {
+        out.push(0);
+        int7(name.len(), out);
+        out.extend_from_slice(name.as_bytes());
+        int7(value.len(), out);
+        out.extend_from_slice(value);
+    }
+
+    /// The header block of a gRPC call of `method`, plus `extra` metadata.
+    pub fn request(method: &str, extra: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut b = Vec::new();
+        literal(":method", b"POST", &mut b);
+        literal(":scheme", b"http", &mut b);
+        literal(
+            ":path",
+            format!("/stonegame.v1.StoneGame/{method}").as_bytes(),
+            &mut b,
+        );
+        literal(":authority", b"127.0.0.1", &mut b);
+        literal("content-type", b"application/grpc", &mut b);
+        literal("te", b"trailers", &mut b);
+        for (k, v) in extra {
+            literal(k, v, &mut b);
+        }
+        b
+    }
+
+    /// The client preface and an empty SETTINGS frame.
+    pub fn hello() -> Vec<u8> {
+        let mut b = PREFACE.to_vec();
+        b.extend(frame(SETTINGS, 0, 0, &[]));
+        b
+    }
+
+    /// A gRPC length-prefixed message.
+    pub fn grpc(body: &[u8]) -> Vec<u8> {
+        let mut b = vec![0];
+        b.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        b.extend_from_slice(body);
+        b
+    }
+
+    /// What the server sent on a connection.
+    #[derive(Debug, Default)]
+    pub struct Seen {
+        pub max_concurrent_streams: Option<u32>,
+        pub max_header_list_size: Option<u32>,
+        /// RST_STREAM frames by error code.
+        pub resets: BTreeMap<u32, usize>,
+        /// (last stream id, error code, debug data).
+        pub goaway: Option<(u32, u32, String)>,
+        pub headers: usize,
+        pub data_bytes: usize,
+        pub pings: usize,
+        /// The server closed the connection (EOF or reset).
+        pub closed: bool,
+        buf: Vec<u8>,
+    }
+
+    impl Seen {
+        /// Parses the complete frames in the buffer; returns the frames to
+        /// send back (SETTINGS and PING acknowledgements) if `ack`.
+        pub fn take(&mut self, bytes: &[u8], ack: bool) -> Vec<u8> {
+            self.buf.extend_from_slice(bytes);
+            let mut reply = Vec::new();
+            while self.buf.len() >= 9 {
+                let len = (usize::from(self.buf[0]) << 16)
+                    | (usize::from(self.buf[1]) << 8)
+                    | usize::from(self.buf[2]);
+                if self.buf.len() < 9 + len {
+                    break;
+                }
+                let (ty, flags) = (self.buf[3], self.buf[4]);
+                let p: Vec<u8> = self.buf[9..9 + len].to_vec();
+                self.buf.drain(..9 + len);
+                let u32_at = |i: usize| u32::from_be_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]);
+                match ty {
+                    SETTINGS if flags & ACK == 0 => {
+                        for e in p.chunks_exact(6) {
+                            let v = u32::from_be_bytes([e[2], e[3], e[4], e[5]]);
+                            match u16::from_be_bytes([e[0], e[1]]) {
+                                3 => self.max_concurrent_streams = Some(v),
+                                6 => self.max_header_list_size = Some(v),
+                                _ => {}
+                            }
+                        }
+                        if ack {
+                            reply.extend(frame(SETTINGS, ACK, 0, &[]));
+                        }
+                    }
+                    PING if flags & ACK == 0 => {
+                        self.pings += 1;
+                        if ack {
+                            reply.extend(frame(PING, ACK, 0, &p));
+                        }
+                    }
+                    RST_STREAM if p.len() >= 4 => *self.resets.entry(u32_at(0)).or_default() += 1,
+                    GOAWAY if p.len() >= 8 => {
+                        self.goaway = Some((
+                            u32_at(0) & 0x7fff_ffff,
+                            u32_at(4),
+                            String::from_utf8_lossy(&p[8..]).into_owned(),
+                        ))
+                    }
+                    HEADERS => self.headers += 1,
+                    DATA => self.data_bytes += len,
+                    _ => {}
+                }
+            }
+            reply
+        }
+    }
+
+    /// A blocking raw connection.
+    pub struct Conn {
+        pub sock: TcpStream,
+        pub seen: Seen,
+        pub ack: bool,
+    }
+
+    impl Conn {
+        pub fn open(addr: &str, ack: bool) -> Conn {
+            let sock = TcpStream::connect(addr).expect("connects");
+            sock.set_nodelay(true).expect("nodelay");
+            sock.set_write_timeout(Some(Duration::from_secs(10)))
+                .expect("write timeout");
+            Conn {
+                sock,
+                seen: Seen::default(),
+                ack,
+            }
+        }
+
+        /// Writes `bytes`; false if the server has closed the connection.
+        pub fn send(&mut self, bytes: &[u8]) -> bool {
+            self.sock.write_all(bytes).is_ok()
+        }
+
+        /// Reads what the server sends until `done(seen)`, the connection
+        /// closes, or nothing comes for `quiet`.
+        pub fn pump(&mut self, quiet: Duration, done: impl Fn(&Seen) -> bool) -> &Seen {
+            self.sock.set_read_timeout(Some(quiet)).expect("timeout");
+            let start = Instant::now();
+            let mut chunk = vec![0u8; 64 << 10];
+            while !done(&self.seen) && start.elapsed() < HANG_GUARD {
+                match self.sock.read(&mut chunk) {
+                    Ok(0) => {
+                        self.seen.closed = true;
+                        break;
+                    }
+                    Ok(n) => {
+                        let reply = self.seen.take(&chunk[..n], self.ack);
+                        if !reply.is_empty() && self.sock.write_all(&reply).is_err() {
+                            self.seen.closed = true;
+                            break;
+                        }
+                    }
+                    Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                        break;
+                    }
+                    Err(_) => {
+                        self.seen.closed = true;
+                        break;
+                    }
+                }
+            }
+            &self.seen
+        }
+    }
+
+    /// `n` connections each sending `head` at once, then `tail` one byte
+    /// every `tick`, never answering a PING; returns what each saw when it
+    /// was closed (or when `tail` ran out).
+    pub fn trickle(addr: &str, n: usize, head: &[u8], tail: &[u8], tick: Duration) -> Vec<Seen> {
+        let mut conns: Vec<Conn> = (0..n).map(|_| Conn::open(addr, false)).collect();
+        for c in &mut conns {
+            if !head.is_empty() {
+                c.send(head);
+            }
+            c.sock.set_nonblocking(true).expect("nonblocking");
+        }
+        let mut chunk = vec![0u8; 16 << 10];
+        for &byte in tail {
+            if conns.iter().all(|c| c.seen.closed) {
+                break;
+            }
+            std::thread::sleep(tick);
+            for c in conns.iter_mut().filter(|c| !c.seen.closed) {
+                loop {
+                    match c.sock.read(&mut chunk) {
+                        Ok(0) => {
+                            c.seen.closed = true;
+                            break;
+                        }
+                        Ok(k) => {
+                            c.seen.take(&chunk[..k], false);
+                        }
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                        Err(_) => {
+                            c.seen.closed = true;
+                            break;
+                        }
+                    }
+                }
+                if !c.seen.closed && c.sock.write(&[byte]).is_err() {
+                    c.seen.closed = true;
+                }
+            }
+        }
+        conns.into_iter().map(|c| c.seen).collect()
+    }
+}
+
+// ---- h2 crate clients ----
+
+/// An `h2` client connection to `addr`; the connection task is returned so
+/// the test can see how it ended (a GOAWAY is an error with a reason).
+async fn h2_client(
+    addr: &str,
+    window: u32,
+) -> (
+    h2::client::SendRequest<Bytes>,
+    tokio::task::JoinHandle<Result<(), h2::Error>>,
+) {
+    let tcp = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let (send, conn) = h2::client::Builder::new()
+        .initial_window_size(window)
+        .initial_connection_window_size(window)
+        .max_concurrent_reset_streams(10)
+        .handshake::<_, Bytes>(tcp)
+        .await
+        .expect("HTTP/2 handshake");
+    (send, tokio::spawn(conn))
+}
+
+fn grpc_request(addr: &str, method: &str) -> http::Request<()> {
+    http::Request::post(format!("http://{addr}/stonegame.v1.StoneGame/{method}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .expect("a valid request")
+}
+
+/// The grpc-status of a response: from its headers (trailers-only) or its
+/// trailers, reading (and releasing) the body in between.
+async fn grpc_status(resp: h2::client::ResponseFuture) -> (Option<String>, String) {
+    let resp = resp.await.expect("response headers");
+    let header = |h: &http::HeaderMap, k: &str| {
+        h.get(k)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    if let Some(code) = header(resp.headers(), "grpc-status") {
+        let msg = header(resp.headers(), "grpc-message").unwrap_or_default();
+        return (Some(code), msg);
+    }
+    let mut body = resp.into_body();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.expect("body");
+        let _ = body.flow_control().release_capacity(chunk.len());
+    }
+    match body.trailers().await.expect("trailers") {
+        Some(t) => (
+            header(&t, "grpc-status"),
+            header(&t, "grpc-message").unwrap_or_default(),
+        ),
+        None => (None, String::new()),
+    }
+}
+
+fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> tokio::task::JoinHandle<T> {
+    tokio::task::spawn_blocking(f)
+}
+
+// ---- the attacks ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rapid_reset_gets_goaway_enhance_your_calm() {
+    let server = Served::start(&[]);
+    let (send, conn) = h2_client(&server.addr, 65_535).await;
+    let mut opened = 0u32;
+    let mut refused = None;
+    for _ in 0..50_000 {
+        let mut send = match send.clone().ready().await {
+            Ok(s) => s,
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        };
+        match send.send_request(grpc_request(&server.addr, "Solve"), false) {
+            Ok((_resp, mut stream)) => {
+                stream.send_reset(h2::Reason::CANCEL);
+                opened += 1;
+            }
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    drop(send);
+    let ended = tokio::time::timeout(HANG_GUARD, conn)
+        .await
+        .expect("the connection ends")
+        .expect("the connection task");
+    let reason = ended
+        .as_ref()
+        .err()
+        .or(refused.as_ref())
+        .and_then(|e| e.reason());
+    println!(
+        "rapid reset: {opened} streams opened and reset; connection ended {ended:?}, \
+         sending ended {refused:?}"
+    );
+    // The server ends the connection with GOAWAY ENHANCE_YOUR_CALM once the
+    // streams reset before it accepted them pass
+    // transport.max_pending_accept_reset_streams (20).
+    assert_eq!(
+        reason,
+        Some(h2::Reason::ENHANCE_YOUR_CALM),
+        "{ended:?} / {refused:?}"
+    );
+    assert!(opened < 50_000, "the server never stopped the resets");
+    server.assert_survived("rapid reset").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_flood_past_max_concurrent_streams_is_refused() {
+    let server = Served::start(&[("STONEGAME_TRANSPORT__MAX_CONCURRENT_STREAMS", "100")]);
+    let addr = server.addr.clone();
+    let seen = blocking(move || {
+        let mut c = raw::Conn::open(&addr, true);
+        assert!(c.send(&raw::hello()));
+        c.pump(Duration::from_millis(500), |s| {
+            s.max_concurrent_streams.is_some()
+        });
+        // 2,000 Solve streams in one write, none ended: 20x the limit.
+        let block = raw::request("Solve", &[]);
+        let mut flood = Vec::new();
+        for i in 0..2_000u32 {
+            flood.extend(raw::frame(
+                raw::HEADERS,
+                raw::END_HEADERS,
+                2 * i + 1,
+                &block,
+            ));
+        }
+        c.send(&flood);
+        c.pump(Duration::from_secs(2), |s| s.goaway.is_some());
+        std::mem::take(&mut c.seen)
+    })
+    .await
+    .expect("the flood");
+    println!(
+        "stream flood: SETTINGS_MAX_CONCURRENT_STREAMS {:?}, {} response HEADERS, \
+         RST_STREAM by code {:?}, GOAWAY {:?}",
+        seen.max_concurrent_streams, seen.headers, seen.resets, seen.goaway
+    );
+    assert_eq!(seen.max_concurrent_streams, Some(100));
+    let refused = seen.resets.get(&raw::REFUSED_STREAM).copied().unwrap_or(0);
+    assert!(refused > 0, "{seen:?}");
+    // Refusals count as the server's own resets: past
+    // transport.max_local_error_reset_streams (1024) the connection goes.
+    let (_, code, _) = seen.goaway.clone().expect("GOAWAY");
+    assert_eq!(code, raw::ENHANCE_YOUR_CALM, "{seen:?}");
+    server.assert_survived("stream flood").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_leaves_the_server_buffers_bounded() {
+    let server = Served::start(&[]);
+    let (send, conn) = h2_client(&server.addr, 65_535).await;
+    let mut send = send.ready().await.expect("ready");
+    // About 1e8 piles of up to 19 digits: gigabytes of output.
+    let req = pb::GenerateRequest {
+        family: "random".into(),
+        cases: 1_000_000,
+        max_n: 200,
+        max_a: 1_000_000_000_000_000_000,
+        seed: 1,
+        variant: pb::Variant::TwoEnds as i32,
+    };
+    let (resp, mut body) = send
+        .send_request(grpc_request(&server.addr, "Generate"), false)
+        .expect("send");
+    body.send_data(Bytes::from(raw::grpc(&req.encode_to_vec())), true)
+        .expect("request body");
+    let resp = resp.await.expect("response headers");
+    assert_eq!(resp.status(), 200);
+    // Never read: the 64 KiB windows fill and the server must stop there.
+    let mut peak = 0;
+    for _ in 0..30 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        peak = peak.max(server.mem().rss_kb);
+    }
+    println!("never reading: server RSS up to {peak} KiB while the Generate stream stalled");
+    drop(resp);
+    drop(send);
+    conn.abort();
+    server.assert_survived("never reading").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_headers_are_cut_by_the_handshake_deadline_and_keepalive() {
+    let server = Served::start(&[]);
+    let addr = server.addr.clone();
+    let (preface, headers) = blocking(move || {
+        // 100 connections sending the preface one byte every 200 ms (the
+        // whole would take 4.8 s; the handshake deadline is 1 s).
+        let preface = raw::trickle(&addr, 100, &[], &raw::hello(), Duration::from_millis(200));
+        // 100 connections with a quick handshake, then a HEADERS frame one
+        // byte every 100 ms, never answering PING (keepalive 500 + 500 ms).
+        let block = raw::request("SuggestMove", &[("x-pad", &[b'p'; 200])]);
+        let frame = raw::frame(raw::HEADERS, raw::END_HEADERS, 1, &block);
+        let headers = raw::trickle(
+            &addr,
+            100,
+            &raw::hello(),
+            &frame,
+            Duration::from_millis(100),
+        );
+        (preface, headers)
+    })
+    .await
+    .expect("slowloris");
+    let closed = |v: &[raw::Seen]| v.iter().filter(|s| s.closed).count();
+    let pinged = |v: &[raw::Seen]| v.iter().filter(|s| s.pings > 0).count();
+    println!(
+        "slow headers: preface trickled on 100 connections: {} closed by the server; \
+         HEADERS trickled on 100: {} closed, {} of them PINGed first, GOAWAY on {}",
+        closed(&preface),
+        closed(&headers),
+        pinged(&headers),
+        headers.iter().filter(|s| s.goaway.is_some()).count()
+    );
+    assert_eq!(closed(&preface), 100);
+    assert_eq!(closed(&headers), 100);
+    assert!(pinged(&headers) > 0);
+    server.assert_survived("slow headers").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_bodies_are_cut_by_keepalive() {
+    let server = Served::start(&[]);
+    let addr = server.addr.clone();
+    let seen = blocking(move || {
+        let req = pb::SuggestMoveRequest {
+            piles: vec![7; 400],
+            ..Default::default()
+        };
+        let msg = raw::grpc(&req.encode_to_vec());
+        let mut head = raw::hello();
+        head.extend(raw::frame(
+            raw::HEADERS,
+            raw::END_HEADERS,
+            1,
+            &raw::request("SuggestMove", &[]),
+        ));
+        // The DATA frame's header now, its payload one byte every 100 ms.
+        let data = raw::frame(raw::DATA, raw::END_STREAM, 1, &msg);
+        head.extend_from_slice(&data[..9]);
+        raw::trickle(&addr, 100, &head, &data[9..], Duration::from_millis(100))
+    })
+    .await
+    .expect("slow bodies");
+    let closed = seen.iter().filter(|s| s.closed).count();
+    let pinged = seen.iter().filter(|s| s.pings > 0).count();
+    println!(
+        "slow bodies: 100 connections trickling a SuggestMove body: {closed} closed by the \
+         server, {pinged} PINGed first, {} answered",
+        seen.iter().filter(|s| s.data_bytes > 0).count()
+    );
+    assert_eq!(closed, 100);
+    assert!(pinged > 0);
+    assert!(seen.iter().all(|s| s.data_bytes == 0));
+    server.assert_survived("slow bodies").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_metadata_is_refused_not_buffered() {
+    // No keepalive pings: part 2 holds its connections without reading.
+    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0")]);
+    // 1. 32 KiB of metadata (limit 16 KiB) through the h2 crate, which
+    //    sends what it is given: HTTP 431, and the connection stays usable.
+    let (send, conn) = h2_client(&server.addr, 1 << 20).await;
+    let mut req = grpc_request(&server.addr, "SuggestMove");
+    let pad = "m".repeat(1024);
+    for i in 0..32 {
+        req.headers_mut().insert(
+            http::HeaderName::from_bytes(format!("x-m{i}").as_bytes()).expect("name"),
+            http::HeaderValue::from_str(&pad).expect("value"),
+        );
+    }
+    let mut ready = send.clone().ready().await.expect("ready");
+    let (resp, _body) = ready.send_request(req, true).expect("send");
+    let resp = resp.await.expect("a response");
+    let refused_status = resp.status();
+    let mut ready = send.clone().ready().await.expect("ready");
+    let (resp, mut body) = ready
+        .send_request(grpc_request(&server.addr, "SuggestMove"), false)
+        .expect("send");
+    let ok = pb::SuggestMoveRequest {
+        piles: vec![1, 2],
+        ..Default::default()
+    };
+    body.send_data(Bytes::from(raw::grpc(&ok.encode_to_vec())), true)
+        .expect("data");
+    let (after, _) = grpc_status(resp).await;
+    drop(send);
+    conn.abort();
+    println!(
+        "oversized metadata: 32 KiB of headers: HTTP {refused_status} (END_STREAM); the next \
+         call on the same connection: grpc-status {after:?}"
+    );
+    assert_eq!(
+        refused_status,
+        http::StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE
+    );
+    assert_eq!(after.as_deref(), Some("0"));
+
+    // 2. The most a connection can make the server hold: a header block
+    //    that never ends, a value declared 2 MiB long sent in CONTINUATION
+    //    frames of the largest size the server accepts (256 KiB), on 32
+    //    connections at once. h2 keeps at most 5 CONTINUATIONs of a block;
+    //    the 6th is a GOAWAY.
+    let addr = server.addr.clone();
+    let pid = server.pid();
+    let (held_kb, seen) = blocking(move || {
+        let mut block = raw::request("SuggestMove", &[]);
+        block.extend_from_slice(&[0, 5]);
+        block.extend_from_slice(b"x-big");
+        block.extend_from_slice(&[127, 0xff, 0xff, 0x7f]); // 127 + 2^21 - 1 bytes
+        let value = vec![b'v'; 256 << 10];
+        let mut conns: Vec<raw::Conn> = (0..32)
+            .map(|_| {
+                let mut c = raw::Conn::open(&addr, true);
+                c.send(&raw::hello());
+                // Acknowledge the server's SETTINGS: its 256 KiB frame size
+                // applies from then on.
+                c.pump(Duration::from_secs(5), |s| {
+                    s.max_concurrent_streams.is_some()
+                });
+                c.send(&raw::frame(raw::HEADERS, 0, 1, &block));
+                for _ in 0..5 {
+                    c.send(&raw::frame(raw::CONTINUATION, 0, 1, &value));
+                }
+                c.pump(Duration::from_millis(100), |_| false);
+                c
+            })
+            .collect();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let held_kb = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        for c in &mut conns {
+            c.send(&raw::frame(raw::CONTINUATION, 0, 1, &value));
+            c.pump(Duration::from_secs(2), |s| s.goaway.is_some());
+        }
+        (
+            held_kb,
+            conns.into_iter().map(|c| c.seen).collect::<Vec<_>>(),
+        )
+    })
+    .await
+    .expect("oversized metadata");
+    let goaways: BTreeMap<String, usize> = seen.iter().fold(BTreeMap::new(), |mut m, s| {
+        let key = match &s.goaway {
+            Some((_, code, debug)) => format!("{code} {debug}"),
+            None if s.closed => "closed".into(),
+            None => "open".into(),
+        };
+        *m.entry(key).or_default() += 1;
+        m
+    });
+    println!(
+        "oversized metadata: 32 connections each holding a 1.25 MiB unfinished header block: \
+         server RSS {held_kb} KiB; after a 6th CONTINUATION: {goaways:?} (code debug: count)"
+    );
+    assert_eq!(
+        goaways.get("11 too_many_continuations"),
+        Some(&32),
+        "{goaways:?}"
+    );
+    server.assert_survived("oversized metadata").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_claiming_2_gb_is_refused_without_allocating() {
+    let server = Served::start(&[]);
+    let (send, conn) = h2_client(&server.addr, 1 << 20).await;
+    let mut statuses = Vec::new();
+    for method in ["SuggestMove", "Solve"] {
+        let mut send = send.clone().ready().await.expect("ready");
+        let (resp, mut body) = send
+            .send_request(grpc_request(&server.addr, method), false)
+            .expect("send");
+        let mut msg = vec![0u8, 0x80, 0, 0, 0]; // uncompressed, 2^31 bytes
+        msg.extend_from_slice(&[0u8; 1024]);
+        body.send_data(Bytes::from(msg), false).expect("data");
+        let (code, message) = tokio::time::timeout(HANG_GUARD, grpc_status(resp))
+            .await
+            .expect("an answer");
+        println!("2 GB prefix on {method}: grpc-status {code:?} ({message})");
+        statuses.push(code);
+        drop(body);
+    }
+    drop(send);
+    conn.abort();
+    for code in statuses {
+        // OUT_OF_RANGE (tonic's "decoded message length too large") or
+        // RESOURCE_EXHAUSTED.
+        assert!(
+            matches!(code.as_deref(), Some("11") | Some("8")),
+            "{code:?}"
+        );
+    }
+    server.assert_survived("2 GB prefix").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_solve_stream_that_sends_forever_is_held_back() {
+    let server = Served::start(&[]);
+    let (send, conn) = h2_client(&server.addr, 65_535).await;
+    let mut send = send.ready().await.expect("ready");
+    let (_resp, mut body) = send
+        .send_request(grpc_request(&server.addr, "Solve"), false)
+        .expect("send");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let cases: Vec<pb::Case> = (0..100)
+        .map(|i| {
+            let row = (0..1000).map(|_| rng.random_range(1..=100u64)).collect();
+            common::case(i.to_string(), row, pb::Variant::TwoEnds)
+        })
+        .collect();
+    let msg = Bytes::from(raw::grpc(&pb::SolveRequest { cases }.encode_to_vec()));
+    // Up to 1 GiB, sending only what the server's windows let through; two
+    // seconds without a window update ends the attack.
+    let budget = 1usize << 30;
+    let mut sent = 0usize;
+    'send: while sent < budget {
+        let mut left = msg.clone();
+        while !left.is_empty() {
+            body.reserve_capacity(left.len());
+            let granted = tokio::time::timeout(
+                Duration::from_secs(2),
+                futures::future::poll_fn(|cx| body.poll_capacity(cx)),
+            )
+            .await;
+            let n = match granted {
+                Ok(Some(Ok(n))) => n.min(left.len()),
+                Ok(_) => break 'send,
+                Err(_) => break 'send, // held back
+            };
+            if n == 0 {
+                continue;
+            }
+            body.send_data(left.split_to(n), false).expect("data");
+            sent += n;
+        }
+    }
+    println!(
+        "sending forever: the server took {} KiB ({} requests of {} KiB) and then stopped \
+         granting window",
+        sent >> 10,
+        sent / msg.len(),
+        msg.len() >> 10
+    );
+    assert!(
+        sent < 64 << 20,
+        "the server took {sent} bytes without reading them"
+    );
+    let during = server.mem();
+    println!(
+        "sending forever: server RSS {} KiB while held back",
+        during.rss_kb
+    );
+    drop(body);
+    drop(send);
+    conn.abort();
+    server.assert_survived("sending forever").await;
+}
+
+/// Raises this process's soft limit on open files to the hard limit (the
+/// server child inherits it).
+fn raise_fd_limit() -> u64 {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to an rlimit.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
+    lim.rlim_cur as u64
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_connections_at_once() {
+    let fds = raise_fd_limit();
+    assert!(
+        fds >= 2_200,
+        "the fd limit ({fds}) is too low for this test"
+    );
+    // Keepalive pings off: the idle connections are not read while held.
+    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0")]);
+    let before = server.mem();
+    let addr = server.addr.clone();
+    let conns = blocking(move || {
+        // 1,000 connections: 500 complete the HTTP/2 handshake and stay
+        // idle, 500 never send a byte.
+        let mut conns: Vec<raw::Conn> = (0..1_000)
+            .map(|i| {
+                let mut c = raw::Conn::open(&addr, i % 2 == 0);
+                if i % 2 == 0 {
+                    c.send(&raw::hello());
+                }
+                c
+            })
+            .collect();
+        for c in &mut conns {
+            c.pump(Duration::from_millis(200), |s| {
+                s.max_concurrent_streams.is_some()
+            });
+        }
+        conns
+    })
+    .await
+    .expect("connections");
+    // A normal client is served while they are all open.
+    let held = server.mem();
+    assert_serves(&server.addr).await;
+    let (conns, silent_closed) = blocking(move || {
+        let mut conns = conns;
+        // The silent ones are closed at the handshake deadline (1 s).
+        let mut closed = 0;
+        for c in conns.iter_mut().skip(1).step_by(2) {
+            c.pump(Duration::from_secs(10), |s| s.closed);
+            closed += usize::from(c.seen.closed);
+        }
+        (conns, closed)
+    })
+    .await
+    .expect("silent connections");
+    let handshaken = conns
+        .iter()
+        .step_by(2)
+        .filter(|c| c.seen.max_concurrent_streams.is_some() && !c.seen.closed)
+        .count();
+    println!(
+        "1,000 connections: RSS {} KiB before, {} KiB with them open ({} B per connection); \
+         {handshaken} of 500 handshaken ones open, {silent_closed} of 500 silent ones closed \
+         at the handshake deadline",
+        before.rss_kb,
+        held.rss_kb,
+        (held.rss_kb.saturating_sub(before.rss_kb) << 10) / 1_000
+    );
+    assert_eq!(handshaken, 500);
+    assert_eq!(silent_closed, 500);
+    drop(conns);
+    server.assert_survived("1,000 connections").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_past_max_connections_are_closed_at_once() {
+    raise_fd_limit();
+    let server = Served::start(&[
+        ("STONEGAME_TRANSPORT__MAX_CONNECTIONS", "100"),
+        ("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0"),
+    ]);
+    let addr = server.addr.clone();
+    let conns = blocking(move || {
+        let mut conns: Vec<raw::Conn> = (0..300)
+            .map(|_| {
+                let mut c = raw::Conn::open(&addr, true);
+                c.send(&raw::hello());
+                c
+            })
+            .collect();
+        for c in &mut conns {
+            c.pump(Duration::from_millis(500), |s| {
+                s.max_concurrent_streams.is_some() || s.closed
+            });
+        }
+        conns
+    })
+    .await
+    .expect("connections");
+    let served = conns
+        .iter()
+        .filter(|c| c.seen.max_concurrent_streams.is_some())
+        .count();
+    let refused = conns
+        .iter()
+        .filter(|c| c.seen.closed && c.seen.max_concurrent_streams.is_none())
+        .count();
+    println!("max_connections 100: of 300 connections {served} served, {refused} closed at once");
+    assert_eq!(served, 100);
+    assert_eq!(refused, 200);
+    assert!(!server.log_lines("too many connections").is_empty());
+    drop(conns);
+    // The slots come back once the connections close.
+    common::eventually_async("the server serves again", || async {
+        tokio::time::timeout(Duration::from_secs(5), async {
+            let mut c = StoneGameClient::connect(format!("http://{}", server.addr)).await?;
+            c.suggest_move(pb::SuggestMoveRequest {
+                piles: vec![1, 2],
+                ..Default::default()
+            })
+            .await
+            .map_err(Box::<dyn std::error::Error + Send + Sync>::from)?;
+            Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+        })
+        .await
+        .is_ok_and(|r| r.is_ok())
+    })
+    .await;
+    server.assert_survived("max_connections").await;
+}
