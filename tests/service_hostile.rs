@@ -1092,3 +1092,30 @@ async fn connections_past_max_connections_are_closed_at_once() {
     .await;
     server.assert_survived("max_connections").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_handshake_deadline_silent_connections_stay_open() {
+    // The counter-test of the handshake deadline: with it off (and no
+    // keepalive, which only starts after the handshake anyway) nothing in
+    // hyper or h2 closes a connection that never sends its preface.
+    let server = Served::start(&[
+        ("STONEGAME_TRANSPORT__HANDSHAKE_TIMEOUT_MS", "0"),
+        ("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0"),
+    ]);
+    let addr = server.addr.clone();
+    let open = blocking(move || {
+        let mut conns: Vec<raw::Conn> = (0..10).map(|_| raw::Conn::open(&addr, false)).collect();
+        // Twice the deadline the other tests use, then a look at each.
+        std::thread::sleep(Duration::from_secs(2));
+        conns
+            .iter_mut()
+            .map(|c| !c.pump(Duration::from_millis(100), |s| s.closed).closed)
+            .filter(|&open| open)
+            .count()
+    })
+    .await
+    .expect("silent connections");
+    println!("no handshake deadline: {open} of 10 silent connections still open after 2 s");
+    assert_eq!(open, 10);
+    server.assert_survived("no handshake deadline").await;
+}
