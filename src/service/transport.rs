@@ -292,6 +292,50 @@ mod tests {
         c
     }
 
+    #[test]
+    fn defaults_and_zero_limits() {
+        use std::collections::HashMap;
+        let c = crate::service::Config::defaults()
+            .expect("defaults")
+            .transport;
+        assert_eq!(c.max_concurrent_streams.get(), 256);
+        assert_eq!(c.max_header_list_size.get(), 16384);
+        assert_eq!(c.max_connections.get(), 4096);
+        assert_eq!(c.handshake_timeout_ms, 10_000);
+        assert_eq!(c.request_timeout_ms, 0);
+        let load = |k: &str, v: &str| {
+            let env: HashMap<String, String> = [(
+                format!("STONEGAME_TRANSPORT__{}", k.to_uppercase()),
+                v.into(),
+            )]
+            .into();
+            crate::service::Config::load(None, Some(env), &Default::default())
+        };
+        for key in [
+            "max_concurrent_streams",
+            "max_header_list_size",
+            "max_pending_accept_reset_streams",
+            "max_local_error_reset_streams",
+            "http2_keepalive_timeout_ms",
+            "max_connections",
+        ] {
+            let e = load(key, "0").expect_err(key);
+            assert!(e.to_string().contains(key), "{key}: {e}");
+            load(key, "1").expect(key);
+        }
+        // 0 turns these off.
+        for key in [
+            "http2_keepalive_interval_ms",
+            "tcp_keepalive_ms",
+            "handshake_timeout_ms",
+            "request_timeout_ms",
+        ] {
+            load(key, "0").expect(key);
+        }
+        let e = load("max_streams", "1").expect_err("unknown key");
+        assert!(e.to_string().contains("max_streams"), "{e}");
+    }
+
     #[tokio::test]
     async fn connections_past_the_limit_are_closed_and_slots_come_back() {
         let (a, _a) = tokio::io::duplex(64);
