@@ -955,7 +955,7 @@ async fn a_solve_stream_that_sends_forever_is_held_back() {
 
 /// Raises this process's soft limit on open files to the hard limit (the
 /// server child inherits it).
-fn raise_fd_limit() -> u64 {
+fn raise_fd_limit() -> libc::rlim_t {
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -967,7 +967,7 @@ fn raise_fd_limit() -> u64 {
             libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
         }
     }
-    lim.rlim_cur as u64
+    lim.rlim_cur
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
