@@ -585,10 +585,18 @@ async fn rapid_reset_gets_goaway_enhance_your_calm() {
     );
     // The server ends the connection with GOAWAY ENHANCE_YOUR_CALM once the
     // streams reset before it accepted them pass
-    // transport.max_pending_accept_reset_streams (20).
-    assert_eq!(
-        reason,
-        Some(h2::Reason::ENHANCE_YOUR_CALM),
+    // transport.max_pending_accept_reset_streams (20), and h2 logs it. The
+    // client may not see the GOAWAY: the server closes with the client's
+    // later frames unread, so its kernel resets the connection, and a
+    // reset discards what the client had not read yet (a broken pipe).
+    let logged = server.log_lines("pending-accept streams reached limit");
+    println!("rapid reset: the server logged {logged:?}");
+    assert!(!logged.is_empty(), "{ended:?} / {refused:?}");
+    let cut = [&ended.as_ref().err(), &refused.as_ref()]
+        .iter()
+        .any(|e| e.is_some_and(|e| e.is_io()));
+    assert!(
+        reason == Some(h2::Reason::ENHANCE_YOUR_CALM) || cut,
         "{ended:?} / {refused:?}"
     );
     assert!(opened < 50_000, "the server never stopped the resets");
@@ -605,10 +613,14 @@ async fn a_stream_flood_past_max_concurrent_streams_is_refused() {
         c.pump(Duration::from_millis(500), |s| {
             s.max_concurrent_streams.is_some()
         });
-        // 2,000 Solve streams in one write, none ended: 20x the limit.
+        // 1,125 Solve streams in one write, none ended: the 100 allowed,
+        // then the 1,025th refusal (past max_local_error_reset_streams)
+        // is the last frame, so the server has read everything when it
+        // closes (frames left unread would make its kernel reset the
+        // connection, and the reset discards what this client had not read).
         let block = raw::request("Solve", &[]);
         let mut flood = Vec::new();
-        for i in 0..2_000u32 {
+        for i in 0..1_125u32 {
             flood.extend(raw::frame(
                 raw::HEADERS,
                 raw::END_HEADERS,
@@ -617,7 +629,8 @@ async fn a_stream_flood_past_max_concurrent_streams_is_refused() {
             ));
         }
         c.send(&flood);
-        c.pump(Duration::from_secs(2), |s| s.goaway.is_some());
+        // Until the GOAWAY (the wait is only a hang guard).
+        c.pump(Duration::from_secs(30), |s| s.goaway.is_some() || s.closed);
         std::mem::take(&mut c.seen)
     })
     .await
@@ -630,10 +643,14 @@ async fn a_stream_flood_past_max_concurrent_streams_is_refused() {
     assert_eq!(seen.max_concurrent_streams, Some(100));
     let refused = seen.resets.get(&raw::REFUSED_STREAM).copied().unwrap_or(0);
     assert!(refused > 0, "{seen:?}");
+    // No more streams than the limit were served.
+    assert!(seen.headers <= 100, "{seen:?}");
     // Refusals count as the server's own resets: past
     // transport.max_local_error_reset_streams (1024) the connection goes.
-    let (_, code, _) = seen.goaway.clone().expect("GOAWAY");
-    assert_eq!(code, raw::ENHANCE_YOUR_CALM, "{seen:?}");
+    match &seen.goaway {
+        Some((_, code, _)) => assert_eq!(*code, raw::ENHANCE_YOUR_CALM, "{seen:?}"),
+        None => assert!(seen.closed, "{seen:?}"),
+    }
     server.assert_survived("stream flood").await;
 }
 
