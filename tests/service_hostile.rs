@@ -610,7 +610,7 @@ async fn a_stream_flood_past_max_concurrent_streams_is_refused() {
     let seen = blocking(move || {
         let mut c = raw::Conn::open(&addr, true);
         assert!(c.send(&raw::hello()));
-        c.pump(Duration::from_millis(500), |s| {
+        c.pump(Duration::from_secs(10), |s| {
             s.max_concurrent_streams.is_some()
         });
         // 1,125 Solve streams in one write, none ended: the 100 allowed,
@@ -844,7 +844,7 @@ async fn oversized_metadata_is_refused_not_buffered() {
             .unwrap_or(0);
         for c in &mut conns {
             c.send(&raw::frame(raw::CONTINUATION, 0, 1, &value));
-            c.pump(Duration::from_secs(2), |s| s.goaway.is_some());
+            c.pump(Duration::from_secs(30), |s| s.goaway.is_some() || s.closed);
         }
         (
             held_kb,
@@ -1011,8 +1011,9 @@ async fn a_thousand_connections_at_once() {
             })
             .collect();
         for c in &mut conns {
-            c.pump(Duration::from_millis(200), |s| {
-                s.max_concurrent_streams.is_some()
+            // The server's SETTINGS (the wait is only a hang guard).
+            c.pump(Duration::from_secs(10), |s| {
+                s.max_concurrent_streams.is_some() || s.closed
             });
         }
         conns
@@ -1070,7 +1071,7 @@ async fn connections_past_max_connections_are_closed_at_once() {
             })
             .collect();
         for c in &mut conns {
-            c.pump(Duration::from_millis(500), |s| {
+            c.pump(Duration::from_secs(10), |s| {
                 s.max_concurrent_streams.is_some() || s.closed
             });
         }
