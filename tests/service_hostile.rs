@@ -574,31 +574,27 @@ async fn rapid_reset_gets_goaway_enhance_your_calm() {
         .await
         .expect("the connection ends")
         .expect("the connection task");
-    let reason = ended
-        .as_ref()
-        .err()
-        .or(refused.as_ref())
-        .and_then(|e| e.reason());
+    // ENHANCE_YOUR_CALM seen by the connection task or by the sender.
+    let calm = [ended.as_ref().err(), refused.as_ref()]
+        .iter()
+        .any(|e| e.and_then(|e| e.reason()) == Some(h2::Reason::ENHANCE_YOUR_CALM));
     println!(
         "rapid reset: {opened} streams opened and reset; connection ended {ended:?}, \
          sending ended {refused:?}"
     );
     // The server ends the connection with GOAWAY ENHANCE_YOUR_CALM once the
     // streams reset before it accepted them pass
-    // transport.max_pending_accept_reset_streams (20), and h2 logs it. The
-    // client may not see the GOAWAY: the server closes with the client's
-    // later frames unread, so its kernel resets the connection, and a
-    // reset discards what the client had not read yet (a broken pipe).
-    let logged = server.log_lines("pending-accept streams reached limit");
+    // transport.max_pending_accept_reset_streams (20), and h2 logs it. On a
+    // loaded machine the server may release the reset streams later than
+    // the client reuses their slots: the excess streams are refused, and
+    // past transport.max_local_error_reset_streams (1024) it is GOAWAY
+    // ENHANCE_YOUR_CALM "too_many_internal_resets" instead. The client may
+    // not see the GOAWAY: the server closes with the client's later frames
+    // unread, so its kernel resets the connection, and a reset discards
+    // what the client had not read yet (a broken pipe); hence the log.
+    let logged = server.log_lines("streams reached limit");
     println!("rapid reset: the server logged {logged:?}");
-    assert!(!logged.is_empty(), "{ended:?} / {refused:?}");
-    let cut = [&ended.as_ref().err(), &refused.as_ref()]
-        .iter()
-        .any(|e| e.is_some_and(|e| e.is_io()));
-    assert!(
-        reason == Some(h2::Reason::ENHANCE_YOUR_CALM) || cut,
-        "{ended:?} / {refused:?}"
-    );
+    assert!(calm || !logged.is_empty(), "{ended:?} / {refused:?}");
     assert!(opened < 50_000, "the server never stopped the resets");
     server.assert_survived("rapid reset").await;
 }
