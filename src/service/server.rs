@@ -109,6 +109,7 @@ impl StoneGame for StoneGameService {
     type SolveStream = BoxStream<pb::SolveResponse>;
     type GetTablesStream = BoxStream<pb::TablesChunk>;
     type GenerateStream = BoxStream<pb::GenerateChunk>;
+    type PlayStream = BoxStream<pb::PlayEvent>;
 
     async fn solve(
         &self,
@@ -164,6 +165,13 @@ impl StoneGame for StoneGameService {
         generate::generate(&self.state, request)
             .instrument(span)
             .await
+    }
+
+    async fn play(
+        &self,
+        _request: Request<Streaming<pb::PlayRequest>>,
+    ) -> Result<Response<Self::PlayStream>, Status> {
+        Err(Status::unimplemented("Play is being built"))
     }
 }
 
