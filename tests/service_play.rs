@@ -1000,3 +1000,61 @@ async fn move_timeouts_are_bounded_by_the_limit() {
         .unwrap();
     assert_eq!(over.reason, pb::EndReason::Timeout as i32);
 }
+
+/// Figures for docs/play.md (ignored by default; prints, asserts nothing
+/// about time):
+/// `cargo test --release --test service_play play_figures -- --ignored --nocapture`.
+/// For n = 1,000 and 200,000 (random piles up to 10^9): the time to the
+/// first GameState with the row swept and from the cache, the cached row's
+/// bytes, the memory the game reserves, and the streamed moves per second
+/// of a bot-against-bot game (strength 0.5, 20,000 moves) over loopback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn play_figures() {
+    use std::time::Instant;
+    let (server, mut client) = server_and_client(|_| {}).await;
+    let state = &server.state;
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for n in [1_000usize, 200_000] {
+        let row: Vec<u64> = (0..n)
+            .map(|_| rng.random_range(1..=1_000_000_000))
+            .collect();
+        let game = pb::StartGame {
+            strength: Some(0.5),
+            seed: 1,
+            analysis: true,
+            ..start(&row, Variant::TwoEnds, pb::Seat::None)
+        };
+        let mut firsts = Vec::new();
+        for _ in 0..2 {
+            let t = Instant::now();
+            let mut s = Stream::open(&mut client, Action::Start(game.clone()))
+                .await
+                .unwrap();
+            s.state().await;
+            firsts.push(t.elapsed());
+            let (cache, held) = (state.play.cache.stats(), state.piles_budget.in_flight());
+            let t = Instant::now();
+            let moves = 20_000;
+            for _ in 0..moves {
+                s.state().await;
+            }
+            let per_move = t.elapsed() / moves;
+            println!(
+                "n = {n}: first GameState after {:?}; cache {} rows, {} bytes; piles budget held {} ({} bytes); {:?} per streamed move",
+                firsts.last().unwrap(),
+                cache.entries,
+                cache.bytes,
+                held,
+                8 * held,
+                per_move
+            );
+            drop(s);
+        }
+        println!(
+            "n = {n}: hits {} misses {}",
+            Metrics::get(&server.metrics.play_row_cache_hits),
+            Metrics::get(&server.metrics.play_row_cache_misses)
+        );
+    }
+}

@@ -98,8 +98,14 @@ pub fn play(
             let _slot = slot;
             let _counted = state.metrics.play_session();
             let outcome = run(&state, inbound, &tx, &session_cancel).await;
-            state.metrics.play_game_ended(outcome.label());
-            tracing::Span::current().record("outcome", outcome.label());
+            let label = match outcome {
+                Some(outcome) => {
+                    state.metrics.play_game_ended(outcome.label());
+                    outcome.label()
+                }
+                None => "refused",
+            };
+            tracing::Span::current().record("outcome", label);
             tracing::info!("Play stream done");
         }
         .instrument(span),
@@ -131,24 +137,25 @@ impl Outcome {
     }
 }
 
-/// Runs one session to its end.
+/// Runs one session to its end: how its game ended, `None` when no game
+/// began (a refused or missing first message, the client gone before it).
 async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::PlayRequest>,
     tx: &Tx,
     cancel: &CancelFlag,
-) -> Outcome {
+) -> Option<Outcome> {
     // The first message, within the default move timeout (a stream that
     // never starts a game would hold its slot forever).
     let wait = Duration::from_millis(u64::from(state.limits.play_move_timeout_ms.get()));
     let first = tokio::select! {
-        () = tx.closed() => return Outcome::Abandoned,
+        () = tx.closed() => return None,
         () = tokio::time::sleep(wait) => {
             let _ = tx.send(Err(Status::deadline_exceeded(format!(
                 "no StartGame or ResumeGame within {} ms (limits.play_move_timeout_ms)",
                 wait.as_millis()
             )))).await;
-            return Outcome::Abandoned;
+            return None;
         }
         first = inbound.message() => first,
     };
@@ -157,22 +164,22 @@ async fn run(
         Ok(None) => {
             let e = RequestError::NoStart("the end of the stream");
             let _ = tx.send(Err(e.into())).await;
-            return Outcome::Abandoned;
+            return None;
         }
-        Err(_) => return Outcome::Abandoned,
+        Err(_) => return None,
     };
     let mut session = match Session::begin(state, first, cancel).await {
         Ok(session) => session,
         Err(status) => {
             tracing::debug!(code = ?status.code(), message = status.message(), "Play refused");
             let _ = tx.send(Err(status)).await;
-            return Outcome::Abandoned;
+            return None;
         }
     };
     tracing::Span::current().record("piles", session.game.row().piles().len());
     let outcome = session.drive(&mut inbound, tx).await;
     tracing::Span::current().record("plies", session.game.ply());
-    outcome
+    Some(outcome)
 }
 
 /// The seat that moves at `ply`.
