@@ -198,7 +198,7 @@ async fn small_rows_match_the_exhaustive_solver() {
                     break;
                 }
                 let next = s.state().await;
-                let last = next.last_move.clone().expect("a last move");
+                let last = next.last_move.expect("a last move");
                 let m = mv(last.r#move.as_ref().unwrap());
                 if truth.wins(&before) {
                     assert!(
@@ -256,7 +256,7 @@ async fn small_rows_match_the_exhaustive_solver() {
                 let m = moves[rng.random_range(0..moves.len())];
                 s.submit(state.ply, pb::Side::from(m.side), m.take).await;
                 state = s.state().await;
-                let last = state.last_move.clone().unwrap();
+                let last = state.last_move.unwrap();
                 assert_eq!(mv(last.r#move.as_ref().unwrap()), m);
                 let blunder = truth.wins(&now) && truth.wins(&after(&now, m));
                 assert_eq!(last.blunder, blunder, "{row:?} at {now:?}: {m:?}");

@@ -411,7 +411,7 @@ impl Session {
                 last_move,
                 mover_wins,
                 winning_moves,
-                state_token: token.into(),
+                state_token: token,
             })),
         }
     }
