@@ -1058,3 +1058,46 @@ async fn play_figures() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_deadline_ends_the_game_and_frees_it() {
+    let (server, mut client) = server_and_client(|_| {}).await;
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(pb::PlayRequest {
+        action: Some(Action::Start(start(
+            &[4, 5, 6],
+            Variant::TwoEnds,
+            pb::Seat::First,
+        ))),
+    })
+    .await
+    .unwrap();
+    let mut request = tonic::Request::new(ReceiverStream::new(rx));
+    request.set_timeout(Duration::from_millis(300));
+    let mut events = client.play(request).await.unwrap().into_inner();
+    assert!(matches!(
+        events.message().await,
+        Ok(Some(pb::PlayEvent {
+            event: Some(Event::State(_))
+        }))
+    ));
+    // The client never moves (the move timeout is 5 minutes): the
+    // deadline ends the stream.
+    let status = loop {
+        match events.message().await {
+            Err(status) => break status,
+            Ok(Some(e)) => panic!("{e:?}"),
+            Ok(None) => panic!("the stream ended OK"),
+        }
+    };
+    assert!(
+        matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{status:?}"
+    );
+    common::eventually("the session is gone", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+            && server.state.play.sessions.in_flight() == 0
+    })
+    .await;
+    drop(tx);
+}

@@ -34,7 +34,9 @@ use crate::core::{Side, ValidRow, Variant};
 use crate::wire::convert::side_from_wire;
 
 use super::convert::{PlayStart, play_row};
-use super::limits::{AdmissionError, Budget, CancelFlag, GuardedStream, Reservation, cells_of};
+use super::limits::{
+    AdmissionError, Budget, CancelFlag, GuardedStream, Reservation, cells_of, deadline,
+};
 use super::pb;
 use super::pb::play_event::Event;
 use super::pb::play_request::Action;
@@ -83,6 +85,8 @@ pub fn play(
         .sessions
         .try_reserve(1)
         .map_err(|e| state.refused(e))?;
+    // A client deadline (grpc-timeout) bounds the whole game.
+    let deadline = deadline(request.metadata());
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
     let cancel = CancelFlag::new();
@@ -111,7 +115,7 @@ pub fn play(
         .instrument(span),
     );
     Ok(Response::new(Box::pin(GuardedStream::new(
-        rx, &cancel, None, "the game",
+        rx, &cancel, deadline, "the game",
     ))))
 }
 
