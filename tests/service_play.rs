@@ -1035,13 +1035,16 @@ async fn play_figures() {
             firsts.push(t.elapsed());
             let (cache, held) = (state.play.cache.stats(), state.piles_budget.in_flight());
             let t = Instant::now();
-            let moves = 20_000;
-            for _ in 0..moves {
-                s.state().await;
+            let mut moves = 0u32;
+            while moves < 20_000 {
+                match s.next().await.unwrap() {
+                    Some(Event::State(_)) => moves += 1,
+                    _ => break,
+                }
             }
-            let per_move = t.elapsed() / moves;
+            let per_move = t.elapsed() / moves.max(1);
             println!(
-                "n = {n}: first GameState after {:?}; cache {} rows, {} bytes; piles budget held {} ({} bytes); {:?} per streamed move",
+                "n = {n}: first GameState after {:?}; cache {} rows, {} bytes; piles budget held {} ({} bytes); {:?} per streamed move ({moves} moves)",
                 firsts.last().unwrap(),
                 cache.entries,
                 cache.bytes,

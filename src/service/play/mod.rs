@@ -233,7 +233,9 @@ fn row_bytes_estimate(n: usize, variant: Variant) -> u64 {
         Variant::TwoEnds if n as usize <= crate::core::game::FULL_TABLE_MAX_PILES => 32 * n,
         Variant::TwoEnds => {
             let s = crate::core::game::DEFAULT_STRIDE as u64;
-            32 * n + (n / s) * (n / 2 + 24)
+            // Layer k keeps n − k + 1 cells at a nibble each: about n/4
+            // bytes on average over the n/s kept layers.
+            32 * n + (n / s) * (n / 4 + n / 8 + 24)
         }
     }
 }
