@@ -1104,3 +1104,39 @@ async fn a_client_deadline_ends_the_game_and_frees_it() {
     .await;
     drop(tx);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_starts_on_one_new_row_sweep_it_once() {
+    let server = common::server(|_| {}).await;
+    let row: Vec<u64> = (0..3000).map(|i| 1 + (i * 7919) % 13).collect();
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let mut client = common::client(&server).await;
+        let row = row.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut s = Stream::open(
+                &mut client,
+                Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+            )
+            .await
+            .unwrap();
+            let state = s.state().await;
+            s.send(Action::Resign(pb::Resign {})).await;
+            s.over().await;
+            state.state_token
+        }));
+    }
+    let mut tokens = Vec::new();
+    for t in tasks {
+        tokens.push(t.await.unwrap());
+    }
+    // The same start: the same token, whichever game swept the row.
+    assert!(tokens.iter().all(|t| *t == tokens[0]));
+    assert_eq!(Metrics::get(&server.metrics.play_row_cache_misses), 1);
+    assert_eq!(Metrics::get(&server.metrics.play_row_cache_hits), 5);
+    assert_eq!(
+        Metrics::get(&server.metrics.cases_completed),
+        1,
+        "one sweep"
+    );
+}

@@ -301,7 +301,11 @@ impl Session {
                     seat: pb::Seat::try_from(game.seat).unwrap_or(pb::Seat::First),
                     strength: game.strength,
                     seed: game.seed,
-                    move_timeout_ms: game.move_timeout_ms,
+                    // This server's limit bounds it as a start's would be.
+                    move_timeout_ms: match game.move_timeout_ms {
+                        0 => limits.play_move_timeout_ms.get(),
+                        ms => ms.min(limits.play_move_timeout_ms.get()),
+                    },
                     analysis: game.analysis,
                 };
                 (start, Some(game), "resume")
