@@ -1086,12 +1086,10 @@ async fn a_client_deadline_ends_the_game_and_frees_it() {
     ));
     // The client never moves (the move timeout is 5 minutes): the
     // deadline ends the stream.
-    let status = loop {
-        match events.message().await {
-            Err(status) => break status,
-            Ok(Some(e)) => panic!("{e:?}"),
-            Ok(None) => panic!("the stream ended OK"),
-        }
+    let status = match events.message().await {
+        Err(status) => status,
+        Ok(Some(e)) => panic!("{e:?}"),
+        Ok(None) => panic!("the stream ended OK"),
     };
     assert!(
         matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
