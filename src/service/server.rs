@@ -37,7 +37,7 @@ use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
-use super::{check, generate, solve, suggest, tables, transport};
+use super::{check, generate, play, solve, suggest, tables, transport};
 
 /// The fully qualified name of the service, as health and reflection know it.
 pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
@@ -109,6 +109,7 @@ impl StoneGame for StoneGameService {
     type SolveStream = BoxStream<pb::SolveResponse>;
     type GetTablesStream = BoxStream<pb::TablesChunk>;
     type GenerateStream = BoxStream<pb::GenerateChunk>;
+    type PlayStream = BoxStream<pb::PlayEvent>;
 
     async fn solve(
         &self,
@@ -164,6 +165,13 @@ impl StoneGame for StoneGameService {
         generate::generate(&self.state, request)
             .instrument(span)
             .await
+    }
+
+    async fn play(
+        &self,
+        request: Request<Streaming<pb::PlayRequest>>,
+    ) -> Result<Response<Self::PlayStream>, Status> {
+        play::play(Arc::clone(&self.state), request)
     }
 }
 
@@ -298,6 +306,15 @@ async fn start_with_signal(
     };
 
     let state = Arc::new(State::new(config)?);
+    if state.play.key.is_random() {
+        tracing::warn!(
+            key_id = %state.play.key.id_hex(),
+            "play.token_key is unset: Play state tokens are signed with a random key of this \
+             process and resume only here (set STONEGAME_PLAY__TOKEN_KEY to share one)"
+        );
+    } else {
+        tracing::info!(key_id = %state.play.key.id_hex(), "Play state tokens signed with play.token_key");
+    }
     let metrics = Arc::clone(&state.metrics);
     let incoming = transport::tcp_options(TcpIncoming::from(listener), &config.transport)
         .map(move |accepted| accepted.map(|io| CountedConn::new(io, &metrics)));
