@@ -14,6 +14,9 @@
 //!   alternately in [`CHECK_CHUNK`]-byte chunks, and returns the checker's
 //!   report; [`Client::generate`] opens a Generate stream for a
 //!   [`GenSpec`].
+//! * [`Client::play`] starts a whole game on a Play stream and
+//!   [`Client::resume_play`] continues one from a state token
+//!   ([`PlaySession`], [`play`]).
 //! * [`loadtest`] measures QPS and latency percentiles of SuggestMove (or of
 //!   the health check, the floor), closed loop with many concurrent clients
 //!   or open loop at a fixed rate ([`load`]).
@@ -46,12 +49,14 @@ use crate::wire::pb::stone_game_client::StoneGameClient;
 use crate::wire::{LeWidth, MAX_FRAME_SIZE, pb, piles_to_le, unpack_code};
 
 pub mod load;
+pub mod play;
 pub mod replicated;
 pub mod resolve;
 pub mod schedule;
 pub mod target;
 
 pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
+pub use play::{GameSpec, PlayEvent, PlaySession, Seat};
 pub use replicated::{Notice, SolveOptions, SolveRun};
 pub use resolve::{ReplicaSet, Replicas};
 pub use schedule::{ReplicaStats, RetryPolicy};
