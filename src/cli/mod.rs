@@ -16,6 +16,7 @@ pub mod play;
 pub mod serve;
 pub mod solve;
 pub mod suggest;
+pub mod tabletop;
 
 /// Judge and strategy oracle for the "take stones from either end" game.
 #[derive(Debug, Parser)]
