@@ -9,6 +9,8 @@
 //! * `check` — the Check RPC, with the verdict line and testlib exit code of
 //!   the offline `stonegame check` (a server that cannot be reached or
 //!   refuses the call is `FAIL …`, exit 3, like an unreadable file);
+//! * `play` — the terminal game of `stonegame play` over the Play RPC
+//!   (resumed on another stream if the replica fails; [`super::client_play`]);
 //! * `gen` — the Generate RPC, writing exactly the bytes of the offline
 //!   `stonegame gen` (input on stdout, answers to `--answers FILE`).
 //!
@@ -55,6 +57,8 @@ pub enum ClientCommand {
     Check(RemoteCheckArgs),
     /// Generate OJ-format test data on the server.
     Gen(RemoteGenArgs),
+    /// Play a game against the server's bot in the terminal (Play RPC).
+    Play(super::client_play::ClientPlayArgs),
 }
 
 /// Arguments of `client check`: the server and those of `stonegame check`.
@@ -193,6 +197,7 @@ pub fn run(cmd: ClientCommand) -> ExitCode {
         ClientCommand::Loadtest(args) => runtime.block_on(run_loadtest(args)),
         ClientCommand::Check(args) => run_check(&runtime, &args),
         ClientCommand::Gen(args) => run_gen(&runtime, &args),
+        ClientCommand::Play(args) => super::client_play::run(&runtime, &args),
     }
 }
 

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod check;
 pub mod client;
+pub mod client_play;
 pub mod generate;
 pub mod interact;
 pub mod play;

@@ -166,6 +166,10 @@ pub trait Table {
     fn submit(&mut self, side: Side, take: u64) -> Result<Answer, Self::Error>;
     /// The player gives up.
     fn resign(&mut self) -> Result<(), Self::Error>;
+    /// A line to print under the row, if any.
+    fn remark(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What the header line says.
@@ -220,6 +224,9 @@ pub fn run_game<T: Table>(
     let mut lines = input.lines();
     'game: while table.outcome().is_none() {
         writeln!(out, "piles: {}", render(&table.view()))?;
+        if let Some(remark) = table.remark() {
+            writeln!(out, "{remark}")?;
+        }
         if !table.human_to_move() {
             if let Some(m) = table.bot_move()? {
                 writeln!(out, "bot: {}", describe_move(&m))?;
