@@ -53,6 +53,40 @@ pub struct Config {
     pub metrics: MetricsConfig,
     /// Request and resource limits.
     pub limits: Limits,
+    /// The Play RPC.
+    pub play: PlayConfig,
+}
+
+/// The Play RPC's settings (its limits are in [`Limits`]).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayConfig {
+    /// The key of the state tokens' HMAC-SHA256: its UTF-8 bytes, at least
+    /// 32 (e.g. the 64 characters of `openssl rand -hex 32`). Replicas with
+    /// the same key resume each other's games. Empty: a random key per
+    /// process.
+    pub token_key: String,
+    /// Bytes of prepared rows (their kept layers) the row cache keeps for
+    /// later games on the same row; 0 = no cache (rows still shared by the
+    /// games running on them).
+    pub row_cache_bytes: u64,
+}
+
+impl std::fmt::Debug for PlayConfig {
+    /// Never prints the key.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlayConfig")
+            .field(
+                "token_key",
+                &if self.token_key.is_empty() {
+                    "(unset: random per process)"
+                } else {
+                    "(set)"
+                },
+            )
+            .field("row_cache_bytes", &self.row_cache_bytes)
+            .finish()
+    }
 }
 
 /// Logging configuration.
@@ -116,6 +150,13 @@ pub struct Limits {
     pub max_generate_cases: NonZeroU64,
     /// Cases × max_n of one `Generate` request: bounds its output size.
     pub max_generate_piles: NonZeroU64,
+    /// Play streams (games) open at once, server-wide.
+    pub max_play_sessions: NonZeroUsize,
+    /// Illegal moves a seat may make in one game; one more loses it
+    /// (END_REASON_TOO_MANY_ILLEGAL_MOVES).
+    pub play_max_illegal_moves: NonZeroU32,
+    /// The default and largest move timeout of a Play game, in ms.
+    pub play_move_timeout_ms: NonZeroU32,
 }
 
 /// Why the configuration cannot be used.
@@ -189,6 +230,18 @@ impl Config {
             return Err(ConfigError::Value {
                 key: "limits.max_table_piles",
                 problem: "must fit in 32 bits".into(),
+            });
+        }
+        let key = &self.play.token_key;
+        if !key.is_empty() && key.len() < crate::service::play::token::MIN_KEY_BYTES {
+            return Err(ConfigError::Value {
+                key: "play.token_key",
+                problem: format!(
+                    "is {} bytes long; it needs at least {} (e.g. `openssl rand -hex 32`), or \
+                     leave it empty for a random key per process",
+                    key.len(),
+                    crate::service::play::token::MIN_KEY_BYTES
+                ),
             });
         }
         Ok(())
@@ -302,6 +355,42 @@ mod tests {
     }
 
     #[test]
+    fn play_settings_from_every_layer_and_short_keys_are_errors() {
+        let c = Config::defaults().unwrap();
+        assert_eq!(c.play.token_key, "");
+        let key = "0123456789abcdef0123456789abcdef";
+        let c = Config::load(
+            None,
+            env(&[
+                ("STONEGAME_PLAY__TOKEN_KEY", key),
+                ("STONEGAME_LIMITS__MAX_PLAY_SESSIONS", "3"),
+                ("STONEGAME_LIMITS__PLAY_MOVE_TIMEOUT_MS", "250"),
+            ]),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.play.token_key, key);
+        assert_eq!(c.limits.max_play_sessions.get(), 3);
+        assert_eq!(c.limits.play_move_timeout_ms.get(), 250);
+        assert!(!format!("{c:?}").contains(key));
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_PLAY__TOKEN_KEY", "short-key")]),
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("play.token_key"), "{e}");
+        assert!(!e.to_string().contains("short-key"), "{e}");
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_PLAY__TOKEN_KEYS", "x")]),
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("token_keys"), "{e}");
+    }
+
+    #[test]
     fn unknown_keys_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.toml");
@@ -334,6 +423,9 @@ mod tests {
             "max_check_bytes",
             "max_generate_cases",
             "max_generate_piles",
+            "max_play_sessions",
+            "play_max_illegal_moves",
+            "play_move_timeout_ms",
         ];
         let dir = tempfile::tempdir().unwrap();
         for key in keys {

@@ -6,7 +6,9 @@
 //! * `(pb::GetTablesRequest, &Limits)` → [`TablesRequest`];
 //! * `(&pb::GenerateRequest, &Limits)` → [`GenSpec`];
 //! * a Solve case → its row: [`CaseShape`](super::validate::CaseShape), on
-//!   the pool, since a case's error stays inside the response.
+//!   the pool, since a case's error stays inside the response;
+//! * `(pb::StartGame, &Limits)` → [`PlayStart`], and a Play row
+//!   ([`play_row`], the same decoding and messages as a Solve case's).
 //!
 //! The conversions both ends share (variants, moves, reports, `piles_le`)
 //! live in [`crate::wire`].
@@ -17,7 +19,7 @@ use crate::wire::convert::variant_from_wire;
 
 use super::config::Limits;
 use super::pb;
-use super::validate::RequestError;
+use super::validate::{CaseShape, RequestError};
 
 /// A SuggestMove request, validated: a non-empty row of valid piles within
 /// `max_piles`, a known variant, a strength in [0, 1] (default 1).
@@ -55,6 +57,88 @@ impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
             seed: req.seed,
         })
     }
+}
+
+/// A StartGame, validated: the row (as a Solve case's, `piles` or
+/// `piles_le`), a known variant and seat (unspecified: FIRST), a strength in
+/// [0, 1] (default 1), the move timeout (0 and anything above
+/// `play_move_timeout_ms` mean that limit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayStart {
+    /// The row.
+    pub row: ValidRow<'static>,
+    /// The game.
+    pub variant: Variant,
+    /// The client's seat.
+    pub seat: pb::Seat,
+    /// The bot's strength.
+    pub strength: f64,
+    /// The bot's seed.
+    pub seed: u64,
+    /// The move timeout in ms.
+    pub move_timeout_ms: u32,
+    /// Fill in the analysis.
+    pub analysis: bool,
+}
+
+impl TryFrom<(pb::StartGame, &Limits)> for PlayStart {
+    type Error = RequestError;
+
+    fn try_from((req, limits): (pb::StartGame, &Limits)) -> Result<Self, RequestError> {
+        let seat = match pb::Seat::try_from(req.client_seat) {
+            Ok(pb::Seat::Unspecified) => pb::Seat::First,
+            Ok(seat) => seat,
+            Err(_) => return Err(RequestError::BadSeat(req.client_seat)),
+        };
+        let strength = req.strength.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&strength) {
+            return Err(RequestError::BadStrength(strength));
+        }
+        let max_timeout = limits.play_move_timeout_ms.get();
+        let move_timeout_ms = match req.move_timeout_ms {
+            0 => max_timeout,
+            ms => ms.min(max_timeout),
+        };
+        let (variant, row) = play_row(
+            req.piles,
+            req.piles_le,
+            req.piles_le_width,
+            req.variant,
+            limits.max_piles.get(),
+        )?;
+        Ok(PlayStart {
+            row,
+            variant,
+            seat,
+            strength,
+            seed: req.seed,
+            move_timeout_ms,
+            analysis: req.analysis,
+        })
+    }
+}
+
+/// The row of a StartGame or ResumeGame, decoded and validated as a Solve
+/// case's ([`CaseShape`]): its errors carry the same messages, naming the
+/// field and the pile.
+pub fn play_row(
+    piles: Vec<u64>,
+    piles_le: Vec<u8>,
+    piles_le_width: u32,
+    variant: i32,
+    max_piles: usize,
+) -> Result<(Variant, ValidRow<'static>), RequestError> {
+    let case = pb::Case {
+        piles,
+        piles_le: piles_le.into(),
+        piles_le_width,
+        variant,
+        ..Default::default()
+    };
+    CaseShape::of(&case)
+        .row(&case, max_piles)
+        .map(|(variant, row)| (variant, row.into_owned()))
+        .map_err(RequestError::Row)
 }
 
 /// A GetTables request, validated: a non-empty row of valid piles within

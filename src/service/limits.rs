@@ -43,6 +43,8 @@ pub fn cells_of(n: usize, two_ends: bool) -> u64 {
 pub const CELLS: &str = "cell updates";
 /// The unit of the piles budget ([`Budget::piles`]).
 pub const PILES: &str = "piles";
+/// The unit of the Play session limit ([`Budget::play_sessions`]).
+pub const PLAY_SESSIONS: &str = "play sessions";
 
 /// A server-wide budget of some unit of work in flight.
 #[derive(Debug)]
@@ -53,6 +55,8 @@ pub struct Budget {
     used: AtomicU64,
     /// Rough units finished per millisecond, for the retry hint.
     per_ms: u64,
+    /// The shortest retry hint.
+    min_retry_ms: u64,
 }
 
 /// Units reserved in a [`Budget`]; released on drop.
@@ -128,6 +132,18 @@ impl Budget {
         Budget::new(PILES, max, 100_000)
     }
 
+    /// A budget of `max` Play sessions (a game lasts seconds to minutes:
+    /// the retry hint is its floor).
+    pub fn play_sessions(max: u64) -> Arc<Budget> {
+        Arc::new(Budget {
+            unit: PLAY_SESSIONS,
+            max,
+            used: AtomicU64::new(0),
+            per_ms: 1,
+            min_retry_ms: 1_000,
+        })
+    }
+
     /// A budget of `max` units, `per_ms` of which finish per millisecond.
     pub fn new(unit: &'static str, max: u64, per_ms: u64) -> Arc<Budget> {
         Arc::new(Budget {
@@ -135,6 +151,7 @@ impl Budget {
             max,
             used: AtomicU64::new(0),
             per_ms: per_ms.max(1),
+            min_retry_ms: 50,
         })
     }
 
@@ -174,7 +191,7 @@ impl Budget {
                     amount,
                     in_flight: used,
                     max: self.max,
-                    retry_after_ms: (excess / self.per_ms).clamp(50, 60_000),
+                    retry_after_ms: (excess / self.per_ms).clamp(self.min_retry_ms, 60_000),
                 });
             }
             match self.used.compare_exchange_weak(

@@ -46,7 +46,7 @@ use tonic::{Code, Status};
 
 use crate::core::Variant;
 
-use super::limits::{AdmissionError, CELLS, cells_of, parse_grpc_timeout};
+use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of, parse_grpc_timeout};
 
 /// The `Content-Type` of a scrape: OpenMetrics text, which Prometheus
 /// prefers and every Prometheus since 2.0 reads.
@@ -61,7 +61,14 @@ pub const DURATION_BUCKETS: [f64; 21] = [
 
 /// The methods of `stonegame.v1.StoneGame`, the values of the `rpc` label
 /// (any other path counts as `other`).
-pub const RPCS: [&str; 5] = ["Solve", "GetTables", "SuggestMove", "Check", "Generate"];
+pub const RPCS: [&str; 6] = [
+    "Solve",
+    "GetTables",
+    "SuggestMove",
+    "Check",
+    "Generate",
+    "Play",
+];
 
 /// Why a request was refused before its work started: the `reason` label of
 /// `stonegame_admission_rejected_total`.
@@ -79,17 +86,20 @@ pub enum Refusal {
     TooManyRpcs,
     /// The server is draining (UNAVAILABLE).
     ShuttingDown,
+    /// `max_play_sessions` games already open (RESOURCE_EXHAUSTED, retry hint).
+    TooManyPlaySessions,
 }
 
 impl Refusal {
     /// Every reason, in the order of the docs.
-    pub const ALL: [Refusal; 6] = [
+    pub const ALL: [Refusal; 7] = [
         Refusal::BusyCells,
         Refusal::BusyPiles,
         Refusal::TooLargeCells,
         Refusal::TooLargePiles,
         Refusal::TooManyRpcs,
         Refusal::ShuttingDown,
+        Refusal::TooManyPlaySessions,
     ];
 
     /// The label value.
@@ -101,6 +111,7 @@ impl Refusal {
             Refusal::TooLargePiles => "too_large_piles",
             Refusal::TooManyRpcs => "too_many_rpcs",
             Refusal::ShuttingDown => "shutting_down",
+            Refusal::TooManyPlaySessions => "too_many_play_sessions",
         }
     }
 }
@@ -108,6 +119,11 @@ impl Refusal {
 impl From<&AdmissionError> for Refusal {
     fn from(e: &AdmissionError) -> Refusal {
         match e {
+            AdmissionError::Busy { unit, .. } | AdmissionError::TooLarge { unit, .. }
+                if *unit == PLAY_SESSIONS =>
+            {
+                Refusal::TooManyPlaySessions
+            }
             AdmissionError::Busy { unit, .. } if *unit == CELLS => Refusal::BusyCells,
             AdmissionError::Busy { .. } => Refusal::BusyPiles,
             AdmissionError::TooLarge { unit, .. } if *unit == CELLS => Refusal::TooLargeCells,
@@ -170,6 +186,38 @@ struct ReasonLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HowLabels {
+    how: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ByLabels {
+    by: &'static str,
+}
+
+/// How a Play game began: the `how` label of `stonegame_play_games_started_total`.
+pub const PLAY_STARTS: [&str; 2] = ["start", "resume"];
+/// How a Play game ended: the `reason` label of
+/// `stonegame_play_games_ended_total` (`abandoned`: the client went away or
+/// half-closed before the end, or the server shut down).
+pub const PLAY_ENDS: [&str; 5] = [
+    "no_moves",
+    "resigned",
+    "timeout",
+    "too_many_illegal_moves",
+    "abandoned",
+];
+/// Why a Play move was rejected: the `reason` label of
+/// `stonegame_play_rejected_moves_total`.
+pub const PLAY_REJECTS: [&str; 5] = [
+    "not_your_turn",
+    "stale_ply",
+    "invalid_side",
+    "take_zero",
+    "take_too_many",
+];
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VersionLabels {
     version: &'static str,
 }
@@ -198,6 +246,16 @@ struct Exported {
     rpcs_in_flight: Gauge,
     rpcs_in_flight_max: Gauge,
     solve_batches_in_flight: Gauge,
+    play_sessions: Gauge,
+    play_sessions_max: Gauge,
+    play_games_started: Family<HowLabels, Counter>,
+    play_games_ended: Family<ReasonLabels, Counter>,
+    play_moves: Family<ByLabels, Counter>,
+    play_rejected: Family<ReasonLabels, Counter>,
+    play_row_cache_hits: Counter,
+    play_row_cache_misses: Counter,
+    play_row_cache_bytes: Gauge,
+    play_row_cache_entries: Gauge,
 }
 
 impl Default for Exported {
@@ -220,7 +278,29 @@ impl Default for Exported {
             rpcs_in_flight: Gauge::default(),
             rpcs_in_flight_max: Gauge::default(),
             solve_batches_in_flight: Gauge::default(),
+            play_sessions: Gauge::default(),
+            play_sessions_max: Gauge::default(),
+            play_games_started: Family::default(),
+            play_games_ended: Family::default(),
+            play_moves: Family::default(),
+            play_rejected: Family::default(),
+            play_row_cache_hits: Counter::default(),
+            play_row_cache_misses: Counter::default(),
+            play_row_cache_bytes: Gauge::default(),
+            play_row_cache_entries: Gauge::default(),
         };
+        for how in PLAY_STARTS {
+            let _ = e.play_games_started.get_or_create(&HowLabels { how });
+        }
+        for reason in PLAY_ENDS {
+            let _ = e.play_games_ended.get_or_create(&ReasonLabels { reason });
+        }
+        for by in ["client", "bot"] {
+            let _ = e.play_moves.get_or_create(&ByLabels { by });
+        }
+        for reason in PLAY_REJECTS {
+            let _ = e.play_rejected.get_or_create(&ReasonLabels { reason });
+        }
         // Every series a dashboard expects exists from the start, at 0, so
         // rate() sees the first increment.
         for rpc in RPCS {
@@ -328,6 +408,57 @@ impl Exported {
             self.solve_batches_in_flight.clone(),
         );
         r.register(
+            "stonegame_play_sessions",
+            "Play streams (games) open now",
+            self.play_sessions.clone(),
+        );
+        r.register(
+            "stonegame_play_sessions_max",
+            "The Play session limit (limits.max_play_sessions)",
+            self.play_sessions_max.clone(),
+        );
+        r.register(
+            "stonegame_play_games_started",
+            "Play games begun, by how: start (StartGame) or resume (ResumeGame)",
+            self.play_games_started.clone(),
+        );
+        r.register(
+            "stonegame_play_games_ended",
+            "Play games ended, by reason (no_moves, resigned, timeout, too_many_illegal_moves, abandoned)",
+            self.play_games_ended.clone(),
+        );
+        r.register(
+            "stonegame_play_moves",
+            "Play moves accepted, by who played them: client or bot",
+            self.play_moves.clone(),
+        );
+        r.register(
+            "stonegame_play_rejected_moves",
+            "Play moves rejected (MoveRejected), by reason",
+            self.play_rejected.clone(),
+        );
+        r.register(
+            "stonegame_play_row_cache_hits",
+            "Play games whose prepared row was already in the row cache (or being prepared)",
+            self.play_row_cache_hits.clone(),
+        );
+        r.register(
+            "stonegame_play_row_cache_misses",
+            "Play games that prepared their row (the one O(n^2) sweep)",
+            self.play_row_cache_misses.clone(),
+        );
+        r.register_with_unit(
+            "stonegame_play_row_cache",
+            "Heap bytes of the prepared rows in the Play row cache",
+            Unit::Bytes,
+            self.play_row_cache_bytes.clone(),
+        );
+        r.register(
+            "stonegame_play_row_cache_entries",
+            "Prepared rows in the Play row cache",
+            self.play_row_cache_entries.clone(),
+        );
+        r.register(
             "stonegame_build",
             "The running build",
             Info::new(VersionLabels {
@@ -359,6 +490,16 @@ pub struct Metrics {
     pub batches_in_flight_peak: AtomicU64,
     /// gRPC connections accepted.
     pub connections_accepted: AtomicU64,
+    /// Play sessions open now (a stream from its first message to its end).
+    pub play_sessions: AtomicU64,
+    /// Play games begun (started or resumed).
+    pub play_games: AtomicU64,
+    /// Play games ended, whatever the reason.
+    pub play_games_ended: AtomicU64,
+    /// Play games whose row came from the row cache.
+    pub play_row_cache_hits: AtomicU64,
+    /// Play games that prepared their row.
+    pub play_row_cache_misses: AtomicU64,
     exported: Exported,
 }
 
@@ -377,6 +518,12 @@ pub struct InFlight {
     pub rpcs: u64,
     /// The concurrency limit.
     pub rpcs_max: u64,
+    /// The Play session limit.
+    pub play_sessions_max: u64,
+    /// Bytes of the Play row cache.
+    pub play_row_cache_bytes: u64,
+    /// Entries of the Play row cache.
+    pub play_row_cache_entries: u64,
 }
 
 fn gauge(value: u64) -> i64 {
@@ -464,6 +611,58 @@ impl Metrics {
             .observe(elapsed.as_secs_f64());
     }
 
+    /// Counts a Play session opened; closed when the guard drops.
+    pub fn play_session(self: &Arc<Self>) -> PlaySession {
+        self.play_sessions.fetch_add(1, Ordering::AcqRel);
+        self.exported.play_sessions.inc();
+        PlaySession(Arc::clone(self))
+    }
+
+    /// Counts a Play game begun (`how`: one of [`PLAY_STARTS`]).
+    pub fn play_game_started(&self, how: &'static str) {
+        self.play_games.fetch_add(1, Ordering::Relaxed);
+        self.exported
+            .play_games_started
+            .get_or_create(&HowLabels { how })
+            .inc();
+    }
+
+    /// Counts a Play game ended (`reason`: one of [`PLAY_ENDS`]).
+    pub fn play_game_ended(&self, reason: &'static str) {
+        self.play_games_ended.fetch_add(1, Ordering::Relaxed);
+        self.exported
+            .play_games_ended
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
+    }
+
+    /// Counts an accepted Play move (`by`: `client` or `bot`).
+    pub fn play_move(&self, by: &'static str) {
+        self.exported
+            .play_moves
+            .get_or_create(&ByLabels { by })
+            .inc();
+    }
+
+    /// Counts a rejected Play move (`reason`: one of [`PLAY_REJECTS`]).
+    pub fn play_rejected(&self, reason: &'static str) {
+        self.exported
+            .play_rejected
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
+    }
+
+    /// Counts a Play game's row found in the cache (`hit`) or prepared.
+    pub fn play_row_cache(&self, hit: bool) {
+        if hit {
+            self.play_row_cache_hits.fetch_add(1, Ordering::Relaxed);
+            self.exported.play_row_cache_hits.inc();
+        } else {
+            self.play_row_cache_misses.fetch_add(1, Ordering::Relaxed);
+            self.exported.play_row_cache_misses.inc();
+        }
+    }
+
     fn connection_opened(&self) {
         self.connections_accepted.fetch_add(1, Ordering::Relaxed);
         self.exported.connections_accepted.inc();
@@ -486,10 +685,27 @@ impl Metrics {
         e.rpcs_in_flight_max.set(gauge(in_flight.rpcs_max));
         e.solve_batches_in_flight
             .set(gauge(Metrics::get(&self.batches_in_flight)));
+        e.play_sessions_max.set(gauge(in_flight.play_sessions_max));
+        e.play_row_cache_bytes
+            .set(gauge(in_flight.play_row_cache_bytes));
+        e.play_row_cache_entries
+            .set(gauge(in_flight.play_row_cache_entries));
         let mut text = String::with_capacity(8 << 10);
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &e.registry);
         text
+    }
+}
+
+/// One open Play session, counted in `stonegame_play_sessions` while it
+/// lives.
+#[derive(Debug)]
+pub struct PlaySession(Arc<Metrics>);
+
+impl Drop for PlaySession {
+    fn drop(&mut self) {
+        self.0.play_sessions.fetch_sub(1, Ordering::AcqRel);
+        self.0.exported.play_sessions.dec();
     }
 }
 

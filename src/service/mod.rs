@@ -6,7 +6,9 @@
 //! * [`convert`] / [`validate`] — the door: each request decoded and
 //!   validated into the type its handler works on, with typed errors mapped
 //!   to `tonic::Status`;
-//! * [`solve`], [`tables`], [`suggest`], [`check`], [`generate`] — the RPCs;
+//! * [`solve`], [`tables`], [`suggest`], [`check`], [`generate`], [`play`]
+//!   — the RPCs ([`play`] also holds the Play sessions' shared parts: the
+//!   token key and the row cache, leaf modules [`state`] builds);
 //! * [`state`] — what the RPCs share: limits, the CPU pool and executor,
 //!   the budgets and their admission;
 //! * [`limits`] — the budgets, concurrency limit and cancellation flags
@@ -31,6 +33,7 @@ pub mod convert;
 pub mod generate;
 pub mod limits;
 pub mod metrics;
+pub mod play;
 pub mod server;
 pub mod solve;
 pub mod state;

@@ -37,7 +37,7 @@ use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
-use super::{check, generate, solve, suggest, tables};
+use super::{check, generate, play, solve, suggest, tables};
 
 /// The fully qualified name of the service, as health and reflection know it.
 pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
@@ -169,9 +169,9 @@ impl StoneGame for StoneGameService {
 
     async fn play(
         &self,
-        _request: Request<Streaming<pb::PlayRequest>>,
+        request: Request<Streaming<pb::PlayRequest>>,
     ) -> Result<Response<Self::PlayStream>, Status> {
-        Err(Status::unimplemented("Play is being built"))
+        play::play(Arc::clone(&self.state), request)
     }
 }
 
@@ -306,6 +306,15 @@ async fn start_with_signal(
     };
 
     let state = Arc::new(State::new(config)?);
+    if state.play.key.is_random() {
+        tracing::warn!(
+            key_id = %state.play.key.id_hex(),
+            "play.token_key is unset: Play state tokens are signed with a random key of this \
+             process and resume only here (set STONEGAME_PLAY__TOKEN_KEY to share one)"
+        );
+    } else {
+        tracing::info!(key_id = %state.play.key.id_hex(), "Play state tokens signed with play.token_key");
+    }
     let metrics = Arc::clone(&state.metrics);
     let incoming = TcpIncoming::from(listener)
         .with_nodelay(Some(true))

@@ -10,7 +10,9 @@
 //!
 //! The handlers depend on this module, the transport ([`super::server`])
 //! builds it; it depends only on [`super::metrics`], [`super::limits`], the
-//! configuration and the core (and the judge's [`SolveBatch`] hook).
+//! configuration, the core (and the judge's [`SolveBatch`] hook) and the
+//! Play sessions' shared parts ([`PlayShared`]: the token key and the row
+//! cache).
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -33,6 +35,7 @@ use super::limits::{
     AdmissionError, Budget, CancelFlag, Cancellation, Reservation, RpcLimiter, RpcRefused, cells_of,
 };
 use super::metrics::{InFlight, Metrics, Refusal};
+use super::play::PlayShared;
 
 /// A boxed response stream.
 pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
@@ -56,6 +59,8 @@ pub struct State {
     pub cancel_all: CancelFlag,
     /// Jobs of at most this many cell updates run inline (0: none).
     pub inline_max_cells: u64,
+    /// The Play sessions' limit, token key and row cache.
+    pub play: PlayShared,
 }
 
 impl State {
@@ -78,6 +83,11 @@ impl State {
             metrics: Arc::new(Metrics::default()),
             cancel_all: CancelFlag::new(),
             inline_max_cells: config.inline_max_cells,
+            play: PlayShared::new(
+                config.limits.max_play_sessions.get() as u64,
+                &config.play.token_key,
+                config.play.row_cache_bytes,
+            ),
         })
     }
 
@@ -126,6 +136,9 @@ impl State {
             piles_max: self.piles_budget.max(),
             rpcs: self.rpcs.in_flight() as u64,
             rpcs_max: self.rpcs.max() as u64,
+            play_sessions_max: self.play.sessions.max(),
+            play_row_cache_bytes: self.play.cache.stats().bytes,
+            play_row_cache_entries: self.play.cache.stats().entries,
         })
     }
 

@@ -61,6 +61,38 @@ pub enum RequestError {
     /// Strength outside [0, 1] or NaN.
     #[error("strength: {0} is not a number between 0 and 1")]
     BadStrength(f64),
+    /// A Play row (StartGame, ResumeGame) that is not valid: the case
+    /// error of the same row in a Solve case.
+    #[error("{}", .0.message)]
+    Row(pb::CaseError),
+    /// A StartGame seat that is not one of the four.
+    #[error("client_seat: {0} is not a known Seat (1 FIRST, 2 SECOND, 3 BOTH, 4 NONE)")]
+    BadSeat(i32),
+    /// A Play stream whose first message is not a start or a resume.
+    #[error(
+        "the first message of a Play stream must be `start` (StartGame) or `resume` \
+         (ResumeGame), not {0}"
+    )]
+    NoStart(&'static str),
+    /// A start or resume after the first message of a Play stream.
+    #[error(
+        "a Play stream plays one game: `start` and `resume` are only allowed as its first \
+         message; open another stream for another game"
+    )]
+    SecondStart,
+    /// A ResumeGame token that does not open.
+    #[error(transparent)]
+    Token(#[from] crate::service::play::token::TokenError),
+    /// A ResumeGame row that is not the one the token's game started on.
+    #[error(
+        "piles: the row is not the one the token's game was started on (its SHA-256 differs); \
+         send the original row"
+    )]
+    RowDigest,
+    /// A signed state that does not fit its row (cannot happen with a
+    /// token this server made for that row).
+    #[error("state_token: {0}")]
+    State(crate::core::game::StateError),
     /// A Check message naming another variant than the first message.
     #[error(
         "variant: the stream is judged for {first} (its first message), but a later \
@@ -105,6 +137,9 @@ impl RequestError {
             | RequestError::TableTooLarge { .. }
             | RequestError::TooManyGeneratedCases { .. }
             | RequestError::TooManyGeneratedPiles { .. } => Code::ResourceExhausted,
+            RequestError::Row(e) if e.code == CaseErrorCode::TooManyPiles as i32 => {
+                Code::ResourceExhausted
+            }
             RequestError::CaseRow { error, .. } => match error {
                 RowError::TooManyPiles { .. } => Code::ResourceExhausted,
                 _ => Code::InvalidArgument,
@@ -116,6 +151,13 @@ impl RequestError {
             | RequestError::PilesLeLength { .. }
             | RequestError::Wire(_)
             | RequestError::BadStrength(_)
+            | RequestError::Row(_)
+            | RequestError::BadSeat(_)
+            | RequestError::NoStart(_)
+            | RequestError::SecondStart
+            | RequestError::Token(_)
+            | RequestError::RowDigest
+            | RequestError::State(_)
             | RequestError::VariantChanged { .. }
             | RequestError::UnknownFamily(_)
             | RequestError::Generator(_) => Code::InvalidArgument,

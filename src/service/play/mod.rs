@@ -1,0 +1,723 @@
+//! `Play`: one whole game per stream, the server as referee and bot
+//! (docs/play.md).
+//!
+//! The handler admits the stream (a slot of `limits.max_play_sessions`),
+//! returns its response stream at once and runs the session in a spawned
+//! task: it reads the first message (StartGame or ResumeGame, validated at
+//! the door: [`PlayStart`], [`play_row`], [`token`]), prepares the row
+//! through the [`cache`] (the one O(n²) sweep, admitted as work and run on
+//! the CPU pool), then plays: the bot moves as soon as it is its turn, the
+//! client's moves are checked ([`Game::play`]), rejected ones answered with
+//! a MoveRejected. Every accepted move is answered with a GameState whose
+//! `state_token` resumes the game on any replica with the same
+//! `play.token_key`; the end is a GameOver, then the stream ends OK.
+//!
+//! Each move is O(1) amortized ([`crate::core::game`]); a game holds its
+//! session slot, its row (shared) and its cone's memory (a piles-budget
+//! reservation) until it ends or its client goes away (the response stream
+//! is dropped: everything is released).
+
+pub mod cache;
+pub mod token;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tonic::{Request, Response, Status, Streaming};
+use tracing::Instrument;
+
+use crate::core::game::{Bot, Game, GameRow, GameState, MoveError, Played, WhenLost};
+use crate::core::{Side, ValidRow, Variant};
+use crate::wire::convert::side_from_wire;
+
+use super::convert::{PlayStart, play_row};
+use super::limits::{AdmissionError, Budget, CancelFlag, GuardedStream, Reservation, cells_of};
+use super::pb;
+use super::pb::play_event::Event;
+use super::pb::play_request::Action;
+use super::state::{BoxStream, State};
+use super::validate::RequestError;
+
+use cache::{PreparedRow, RowCache};
+use token::{DIGEST_BYTES, TokenGame, TokenKey, row_digest};
+
+/// What the Play sessions share (part of [`State`]).
+#[derive(Debug)]
+pub struct PlayShared {
+    /// Open sessions (`limits.max_play_sessions`).
+    pub sessions: Arc<Budget>,
+    /// The state tokens' key.
+    pub key: TokenKey,
+    /// Prepared rows.
+    pub cache: RowCache,
+}
+
+impl PlayShared {
+    /// The shared parts for `max_sessions` sessions, the key of
+    /// `play.token_key` and a cache of `cache_bytes`.
+    pub fn new(max_sessions: u64, token_key: &str, cache_bytes: u64) -> PlayShared {
+        PlayShared {
+            sessions: Budget::play_sessions(max_sessions),
+            key: TokenKey::from_config(token_key),
+            cache: RowCache::new(cache_bytes),
+        }
+    }
+}
+
+/// Events buffered towards the client before the session waits for it.
+const EVENTS_BUFFERED: usize = 32;
+
+/// Starts a Play stream: the session runs in a spawned task.
+pub fn play(
+    state: Arc<State>,
+    request: Request<Streaming<pb::PlayRequest>>,
+) -> Result<Response<BoxStream<pb::PlayEvent>>, Status> {
+    // A session is not an RPC slot (games last minutes): its own limit.
+    // The RPC limiter is asked only to refuse streams while shutting down.
+    drop(state.admit_rpc()?);
+    let slot = state
+        .play
+        .sessions
+        .try_reserve(1)
+        .map_err(|e| state.refused(e))?;
+    let inbound = request.into_inner();
+    let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
+    let cancel = CancelFlag::new();
+    let span = tracing::info_span!(
+        "Play",
+        piles = tracing::field::Empty,
+        plies = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    );
+    let session_cancel = cancel.clone();
+    tokio::spawn(
+        async move {
+            let _slot = slot;
+            let _counted = state.metrics.play_session();
+            let outcome = run(&state, inbound, &tx, &session_cancel).await;
+            state.metrics.play_game_ended(outcome.label());
+            tracing::Span::current().record("outcome", outcome.label());
+            tracing::info!("Play stream done");
+        }
+        .instrument(span),
+    );
+    Ok(Response::new(Box::pin(GuardedStream::new(
+        rx, &cancel, None, "the game",
+    ))))
+}
+
+type Tx = mpsc::Sender<Result<pb::PlayEvent, Status>>;
+
+/// How a session ended (the `reason` label of `stonegame_play_games_ended_total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Over(pb::EndReason),
+    /// The client went away, or the stream failed, before the end.
+    Abandoned,
+}
+
+impl Outcome {
+    fn label(self) -> &'static str {
+        match self {
+            Outcome::Over(pb::EndReason::NoMoves) => "no_moves",
+            Outcome::Over(pb::EndReason::Resigned) => "resigned",
+            Outcome::Over(pb::EndReason::Timeout) => "timeout",
+            Outcome::Over(pb::EndReason::TooManyIllegalMoves) => "too_many_illegal_moves",
+            Outcome::Over(pb::EndReason::Unspecified) | Outcome::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// Runs one session to its end.
+async fn run(
+    state: &Arc<State>,
+    mut inbound: Streaming<pb::PlayRequest>,
+    tx: &Tx,
+    cancel: &CancelFlag,
+) -> Outcome {
+    // The first message, within the default move timeout (a stream that
+    // never starts a game would hold its slot forever).
+    let wait = Duration::from_millis(u64::from(state.limits.play_move_timeout_ms.get()));
+    let first = tokio::select! {
+        () = tx.closed() => return Outcome::Abandoned,
+        () = tokio::time::sleep(wait) => {
+            let _ = tx.send(Err(Status::deadline_exceeded(format!(
+                "no StartGame or ResumeGame within {} ms (limits.play_move_timeout_ms)",
+                wait.as_millis()
+            )))).await;
+            return Outcome::Abandoned;
+        }
+        first = inbound.message() => first,
+    };
+    let first = match first {
+        Ok(Some(first)) => first,
+        Ok(None) => {
+            let e = RequestError::NoStart("the end of the stream");
+            let _ = tx.send(Err(e.into())).await;
+            return Outcome::Abandoned;
+        }
+        Err(_) => return Outcome::Abandoned,
+    };
+    let mut session = match Session::begin(state, first, cancel).await {
+        Ok(session) => session,
+        Err(status) => {
+            tracing::debug!(code = ?status.code(), message = status.message(), "Play refused");
+            let _ = tx.send(Err(status)).await;
+            return Outcome::Abandoned;
+        }
+    };
+    tracing::Span::current().record("piles", session.game.row().piles().len());
+    let outcome = session.drive(&mut inbound, tx).await;
+    tracing::Span::current().record("plies", session.game.ply());
+    outcome
+}
+
+/// The seat that moves at `ply`.
+fn seat_at(ply: u64) -> pb::Seat {
+    if ply.is_multiple_of(2) {
+        pb::Seat::First
+    } else {
+        pb::Seat::Second
+    }
+}
+
+fn other(seat: pb::Seat) -> pb::Seat {
+    match seat {
+        pb::Seat::First => pb::Seat::Second,
+        _ => pb::Seat::First,
+    }
+}
+
+/// A move as the protocol writes it: `L 3`, `R 1`.
+fn move_text(side: Side, take: u64) -> String {
+    match side {
+        Side::Left => format!("L {take}"),
+        Side::Right => format!("R {take}"),
+    }
+}
+
+/// The cell updates and the heap bytes of one game's cones on a row of `n`
+/// piles (the largest cone: the full table of a row of at most
+/// `FULL_TABLE_MAX_PILES`, else one stride of layers).
+fn game_cost(n: usize, variant: Variant) -> (u64, u64) {
+    if variant == Variant::Leftmost || n < 3 {
+        return (1, 0);
+    }
+    let w = (n - 2)
+        .min(crate::core::game::DEFAULT_STRIDE.max(crate::core::game::FULL_TABLE_MAX_PILES))
+        as u64;
+    let cells = w * (w + 1) / 2;
+    (cells.max(1), cells + 16 * w.next_power_of_two() + 64)
+}
+
+/// The heap bytes of a prepared row, estimated before it is built (the
+/// row, the kernel's arrays, the kept layers: docs/play.md).
+fn row_bytes_estimate(n: usize, variant: Variant) -> u64 {
+    let n = n as u64;
+    match variant {
+        Variant::Leftmost => 9 * n + 1,
+        Variant::TwoEnds if n as usize <= crate::core::game::FULL_TABLE_MAX_PILES => 32 * n,
+        Variant::TwoEnds => {
+            let s = crate::core::game::DEFAULT_STRIDE as u64;
+            32 * n + (n / s) * (n / 2 + 24)
+        }
+    }
+}
+
+/// Piles-budget units (8 bytes each) of `bytes`.
+fn piles_of_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(8)
+}
+
+/// One game being played.
+struct Session {
+    state: Arc<State>,
+    game: Game,
+    /// Holds the shared row (and its memory) while the game runs.
+    _row: Arc<PreparedRow>,
+    /// The game's own memory (its cones) in the piles budget.
+    _memory: Reservation,
+    seat: pb::Seat,
+    bot: Bot,
+    analysis: bool,
+    timeout: Duration,
+    digest: [u8; DIGEST_BYTES],
+    /// Illegal moves per seat (first, second).
+    illegal: [u32; 2],
+}
+
+/// What handling a client message led to.
+enum Handled {
+    /// Nothing changed (a rejected move): keep waiting.
+    Wait,
+    /// A move was played.
+    Played,
+    /// The game is over: this is how.
+    Over(Outcome),
+}
+
+impl Session {
+    /// Starts or resumes the game of the stream's first message.
+    async fn begin(
+        state: &Arc<State>,
+        first: pb::PlayRequest,
+        cancel: &CancelFlag,
+    ) -> Result<Session, Status> {
+        let limits = &state.limits;
+        let (start, resumed, how) = match first.action {
+            Some(Action::Start(start)) => (PlayStart::try_from((start, limits))?, None, "start"),
+            Some(Action::Resume(resume)) => {
+                let game = state
+                    .play
+                    .key
+                    .open(&resume.state_token)
+                    .map_err(RequestError::from)?;
+                let (variant, row) = play_row(
+                    resume.piles,
+                    resume.piles_le,
+                    resume.piles_le_width,
+                    pb::Variant::from(game.variant) as i32,
+                    limits.max_piles.get(),
+                )?;
+                let start = PlayStart {
+                    row,
+                    variant,
+                    seat: pb::Seat::try_from(game.seat).unwrap_or(pb::Seat::First),
+                    strength: game.strength,
+                    seed: game.seed,
+                    move_timeout_ms: game.move_timeout_ms,
+                    analysis: game.analysis,
+                };
+                (start, Some(game), "resume")
+            }
+            Some(Action::Move(_)) => return Err(RequestError::NoStart("a move").into()),
+            Some(Action::Resign(_)) => return Err(RequestError::NoStart("a resignation").into()),
+            None => return Err(RequestError::NoStart("an empty PlayRequest").into()),
+        };
+        let PlayStart {
+            row,
+            variant,
+            seat,
+            strength,
+            seed,
+            move_timeout_ms,
+            analysis,
+        } = start;
+        let n = row.len();
+        // The digest of a long row is hashed off the async threads.
+        let (row, digest) = state
+            .run_cpu_sized(n as u64 * 16, move || {
+                let digest = row_digest(&row);
+                (row, digest)
+            })
+            .await?;
+        let mut short = [0u8; DIGEST_BYTES];
+        short.copy_from_slice(&digest[..DIGEST_BYTES]);
+        if let Some(game) = &resumed
+            && game.row_digest != short
+        {
+            return Err(RequestError::RowDigest.into());
+        }
+        let prepared = prepare(state, row, variant, digest, cancel).await?;
+        // The game's own memory and the work of its first cone.
+        let (cone_cells, cone_bytes) = game_cost(n, variant);
+        let memory = admit_memory(state, piles_of_bytes(cone_bytes))?;
+        let [cells, _none] = state.admit_work(cone_cells, 0)?;
+        let initial = match &resumed {
+            Some(game) => game.state,
+            None => GameState::initial(prepared.row.piles()),
+        };
+        let shared = Arc::clone(&prepared.row);
+        let game = state
+            .run_cpu_sized(cone_cells, move || {
+                let _cells = cells;
+                Game::resume(shared, initial)
+            })
+            .await?
+            .map_err(RequestError::State)?;
+        state.metrics.play_game_started(how);
+        Ok(Session {
+            state: Arc::clone(state),
+            game,
+            _row: prepared,
+            _memory: memory,
+            seat,
+            bot: Bot {
+                strength,
+                seed,
+                when_lost: WhenLost::Prolong,
+            },
+            analysis,
+            timeout: Duration::from_millis(u64::from(move_timeout_ms)),
+            digest: short,
+            illegal: [0, 0],
+        })
+    }
+
+    /// Does the client play `seat`'s moves?
+    fn client_plays(&self, seat: pb::Seat) -> bool {
+        match self.seat {
+            pb::Seat::Both => true,
+            pb::Seat::None | pb::Seat::Unspecified => false,
+            own => own == seat,
+        }
+    }
+
+    /// The GameState of now.
+    fn state_event(&self, last: Option<(pb::Seat, Played)>) -> pb::PlayEvent {
+        let game = &self.game;
+        let (first, last_pile) = game.live();
+        let token = self.state.play.key.sign(&TokenGame {
+            state: game.state(),
+            variant: game.variant(),
+            seat: self.seat as i32,
+            strength: self.bot.strength,
+            seed: self.bot.seed,
+            analysis: self.analysis,
+            move_timeout_ms: self.timeout.as_millis() as u32,
+            row_digest: self.digest,
+        });
+        let last_move = last.map(|(by, played)| pb::PlayedMove {
+            by: by as i32,
+            r#move: Some(played.mv.into()),
+            blunder: self.analysis && played.blunder,
+        });
+        let (mover_wins, winning_moves) = if self.analysis {
+            (
+                game.mover_wins(),
+                game.winning_moves().into_iter().map(Into::into).collect(),
+            )
+        } else {
+            (false, Vec::new())
+        };
+        pb::PlayEvent {
+            event: Some(Event::State(pb::GameState {
+                ply: game.ply(),
+                to_move: seat_at(game.ply()) as i32,
+                first_pile: first as u64,
+                last_pile: last_pile as u64,
+                left_size: game.left_size(),
+                right_size: game.right_size(),
+                last_move,
+                mover_wins,
+                winning_moves,
+                state_token: token.into(),
+            })),
+        }
+    }
+
+    fn over_event(&self, winner: pb::Seat, reason: pb::EndReason) -> pb::PlayEvent {
+        pb::PlayEvent {
+            event: Some(Event::Over(pb::GameOver {
+                winner: winner as i32,
+                reason: reason as i32,
+                plies: self.game.ply(),
+            })),
+        }
+    }
+
+    /// Plays the game to its end (or until the client goes away).
+    async fn drive(&mut self, inbound: &mut Streaming<pb::PlayRequest>, tx: &Tx) -> Outcome {
+        macro_rules! send {
+            ($event:expr) => {
+                if tx.send(Ok($event)).await.is_err() {
+                    return Outcome::Abandoned;
+                }
+            };
+        }
+        send!(self.state_event(None));
+        // The client has half-closed its side: it can no longer move.
+        let mut closed = false;
+        let mut bot_moves = 0u32;
+        loop {
+            if self.game.is_over() {
+                let winner = seat_at(self.game.ply() - 1);
+                send!(self.over_event(winner, pb::EndReason::NoMoves));
+                return Outcome::Over(pb::EndReason::NoMoves);
+            }
+            let mover = seat_at(self.game.ply());
+            if !self.client_plays(mover) {
+                // Messages that came in meanwhile (a move out of turn, a
+                // resignation) are answered first.
+                while !closed {
+                    let Some(next) = inbound.message().now_or_never() else {
+                        break;
+                    };
+                    match self.received(next, tx, &mut closed).await {
+                        Handled::Over(outcome) => return outcome,
+                        Handled::Wait | Handled::Played => {}
+                    }
+                }
+                let mv = self.game.bot_move(&self.bot).expect("the game is not over");
+                let played = self.game.play_move(mv).expect("the bot's moves are legal");
+                self.state.metrics.play_move("bot");
+                send!(self.state_event(Some((mover, played))));
+                bot_moves += 1;
+                if bot_moves.is_multiple_of(64) {
+                    // A bot-against-bot game must not hold the thread.
+                    tokio::task::yield_now().await;
+                }
+                continue;
+            }
+            // The client's turn, within its move timeout.
+            let deadline = Instant::now() + self.timeout;
+            loop {
+                if closed {
+                    // A client that half-closed resigns when it is to move.
+                    let winner = other(mover);
+                    send!(self.over_event(winner, pb::EndReason::Resigned));
+                    return Outcome::Over(pb::EndReason::Resigned);
+                }
+                let next = tokio::select! {
+                    biased;
+                    () = tx.closed() => return Outcome::Abandoned,
+                    () = tokio::time::sleep_until(deadline) => {
+                        send!(self.over_event(other(mover), pb::EndReason::Timeout));
+                        return Outcome::Over(pb::EndReason::Timeout);
+                    }
+                    next = inbound.message() => next,
+                };
+                match self.received(next, tx, &mut closed).await {
+                    Handled::Wait => {}
+                    Handled::Played => break,
+                    Handled::Over(outcome) => return outcome,
+                }
+            }
+        }
+    }
+
+    /// Handles one message from the client.
+    async fn received(
+        &mut self,
+        next: Result<Option<pb::PlayRequest>, Status>,
+        tx: &Tx,
+        closed: &mut bool,
+    ) -> Handled {
+        let request = match next {
+            Ok(Some(request)) => request,
+            Ok(None) => {
+                *closed = true;
+                return Handled::Wait;
+            }
+            // The client reset the stream or the connection failed.
+            Err(_) => return Handled::Over(Outcome::Abandoned),
+        };
+        let send = |event: pb::PlayEvent| async move { tx.send(Ok(event)).await.is_ok() };
+        match request.action {
+            Some(Action::Move(submit)) => self.submitted(submit, tx).await,
+            Some(Action::Resign(_)) => {
+                let loser = match self.seat {
+                    pb::Seat::First | pb::Seat::Second => self.seat,
+                    _ => seat_at(self.game.ply()),
+                };
+                if !send(self.over_event(other(loser), pb::EndReason::Resigned)).await {
+                    return Handled::Over(Outcome::Abandoned);
+                }
+                Handled::Over(Outcome::Over(pb::EndReason::Resigned))
+            }
+            Some(Action::Start(_)) | Some(Action::Resume(_)) => {
+                let _ = tx.send(Err(RequestError::SecondStart.into())).await;
+                Handled::Over(Outcome::Abandoned)
+            }
+            None => {
+                let _ = tx
+                    .send(Err(Status::invalid_argument(
+                        "action: a PlayRequest must carry a move, a resignation, or (first) a start or resume",
+                    )))
+                    .await;
+                Handled::Over(Outcome::Abandoned)
+            }
+        }
+    }
+
+    /// Checks and plays a client's move, or rejects it.
+    async fn submitted(&mut self, submit: pb::SubmitMove, tx: &Tx) -> Handled {
+        let ply = self.game.ply();
+        let mover = seat_at(ply);
+        let wire = submit.r#move.unwrap_or_default();
+        let side = side_from_wire(wire.side);
+        let shown = match side {
+            Ok(side) => format!("`{}`", move_text(side, wire.take)),
+            Err(_) => format!("(side {}, take {})", wire.side, wire.take),
+        };
+        let verdict: Result<Played, (pb::RejectReason, String)> = (|| {
+            if !self.client_plays(seat_at(submit.ply)) {
+                return Err((
+                    pb::RejectReason::NotYourTurn,
+                    format!(
+                        "ply {}: move {shown} rejected: that ply is not the client's to play \
+                         (the game is at ply {ply}, {} to move)",
+                        submit.ply,
+                        seat_name(mover)
+                    ),
+                ));
+            }
+            if submit.ply != ply {
+                return Err((
+                    pb::RejectReason::StalePly,
+                    format!(
+                        "ply {}: move {shown} rejected: the game is at ply {ply}; send the move with ply {ply}",
+                        submit.ply
+                    ),
+                ));
+            }
+            let side = side.map_err(|e| {
+                (
+                    pb::RejectReason::InvalidSide,
+                    format!("ply {ply}: move {shown} rejected: {e}"),
+                )
+            })?;
+            self.game.play(side, wire.take).map_err(|e| {
+                let (first, last) = self.game.live();
+                let pile = match side {
+                    Side::Left => first,
+                    Side::Right => last,
+                };
+                let reason = match e {
+                    MoveError::GameOver => pb::RejectReason::NotYourTurn,
+                    MoveError::InvalidSide => pb::RejectReason::InvalidSide,
+                    MoveError::TakeZero => pb::RejectReason::TakeZero,
+                    MoveError::TakeTooMany { .. } => pb::RejectReason::TakeTooMany,
+                };
+                (
+                    reason,
+                    format!(
+                        "ply {ply}: move {shown} rejected on pile {pile} (0-based) of the row: {e}"
+                    ),
+                )
+            })
+        })();
+        match verdict {
+            Ok(played) => {
+                self.state.metrics.play_move("client");
+                if tx
+                    .send(Ok(self.state_event(Some((mover, played)))))
+                    .await
+                    .is_err()
+                {
+                    return Handled::Over(Outcome::Abandoned);
+                }
+                Handled::Played
+            }
+            Err((reason, message)) => {
+                self.state.metrics.play_rejected(reject_label(reason));
+                let rejected = pb::PlayEvent {
+                    event: Some(Event::Rejected(pb::MoveRejected {
+                        reason: reason as i32,
+                        message,
+                        expected_ply: ply,
+                    })),
+                };
+                if tx.send(Ok(rejected)).await.is_err() {
+                    return Handled::Over(Outcome::Abandoned);
+                }
+                // The offender: the client's seat; with BOTH, the side to
+                // move; with NONE nobody (the client has no seat to lose).
+                let offender = match self.seat {
+                    pb::Seat::First | pb::Seat::Second => self.seat,
+                    pb::Seat::Both => mover,
+                    _ => return Handled::Wait,
+                };
+                let count = &mut self.illegal[usize::from(offender == pb::Seat::Second)];
+                *count += 1;
+                if *count > self.state.limits.play_max_illegal_moves.get() {
+                    let over = self.over_event(other(offender), pb::EndReason::TooManyIllegalMoves);
+                    if tx.send(Ok(over)).await.is_err() {
+                        return Handled::Over(Outcome::Abandoned);
+                    }
+                    return Handled::Over(Outcome::Over(pb::EndReason::TooManyIllegalMoves));
+                }
+                Handled::Wait
+            }
+        }
+    }
+}
+
+fn seat_name(seat: pb::Seat) -> &'static str {
+    match seat {
+        pb::Seat::First => "FIRST",
+        pb::Seat::Second => "SECOND",
+        pb::Seat::Both => "BOTH",
+        pb::Seat::None => "NONE",
+        pb::Seat::Unspecified => "UNSPECIFIED",
+    }
+}
+
+fn reject_label(reason: pb::RejectReason) -> &'static str {
+    match reason {
+        pb::RejectReason::NotYourTurn | pb::RejectReason::Unspecified => "not_your_turn",
+        pb::RejectReason::StalePly => "stale_ply",
+        pb::RejectReason::InvalidSide => "invalid_side",
+        pb::RejectReason::TakeZero => "take_zero",
+        pb::RejectReason::TakeTooMany => "take_too_many",
+    }
+}
+
+/// Reserves `piles` of memory in the piles budget; when it is busy, drops
+/// the cached rows no game uses and tries once more.
+fn admit_memory(state: &State, piles: u64) -> Result<Reservation, Status> {
+    match state.piles_budget.try_reserve(piles) {
+        Ok(r) => Ok(r),
+        Err(AdmissionError::Busy { .. })
+            if state.play.cache.evict_idle(piles.saturating_mul(8)) > 0 =>
+        {
+            state
+                .piles_budget
+                .try_reserve(piles)
+                .map_err(|e| state.refused(e))
+        }
+        Err(e) => Err(state.refused(e)),
+    }
+}
+
+/// The prepared row of `row`: from the cache, or swept now (admitted as
+/// `cells_of(n)` cell updates on the CPU pool, its memory held in the piles
+/// budget while the row lives).
+async fn prepare(
+    state: &Arc<State>,
+    row: ValidRow<'static>,
+    variant: Variant,
+    digest: [u8; 32],
+    cancel: &CancelFlag,
+) -> Result<Arc<PreparedRow>, Status> {
+    let (prepared, hit) = state
+        .play
+        .cache
+        .get_or_build((variant, digest), || async {
+            let n = row.len();
+            let cells = cells_of(n, variant == Variant::TwoEnds);
+            let estimate = piles_of_bytes(row_bytes_estimate(n, variant)).max(n as u64);
+            let memory = admit_memory(state, estimate)?;
+            let [cells_held, _none] = state.admit_work(cells, 0)?;
+            let (rpc_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
+            let metrics = Arc::clone(&state.metrics);
+            let built = state
+                .run_cpu_sized(cells, move || {
+                    let _cells = cells_held;
+                    let cancelled = || rpc_cancel.is_cancelled() || server_cancel.is_cancelled();
+                    metrics.count_case(variant, n, || GameRow::new(&row, variant, &cancelled).ok())
+                })
+                .await?
+                .ok_or_else(|| {
+                    Status::cancelled("the game was cancelled while its row was prepared")
+                })?;
+            let mut held = vec![memory];
+            let bytes = built.heap_bytes() as u64;
+            if piles_of_bytes(bytes) > estimate {
+                // Best effort: the estimate is meant to be an upper bound.
+                if let Ok(more) = state
+                    .piles_budget
+                    .try_reserve(piles_of_bytes(bytes) - estimate)
+                {
+                    held.push(more);
+                }
+            }
+            Ok::<_, Status>(PreparedRow::new(built, held))
+        })
+        .await?;
+    state.metrics.play_row_cache(hit);
+    Ok(prepared)
+}

@@ -1,0 +1,1002 @@
+//! The Play RPC against a real server on loopback: every small row against
+//! the exhaustive solver (the bot never misses a win, the analysis and the
+//! blunder flags are the truth, a client playing the winning moves wins),
+//! every reject reason, timeouts, resignations, the seats, resuming on a
+//! second server with the same key (and refusing other keys, altered tokens
+//! and other rows), the session limit, many concurrent games, a vanished
+//! client, the row cache, malformed first messages.
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use stonegame::core::exhaustive::{Exhaustive, after, all_rows};
+use stonegame::core::moves::legal_moves;
+use stonegame::core::{Move, Side, Variant};
+use stonegame::service::metrics::Metrics;
+use stonegame::service::pb;
+use stonegame::service::pb::play_event::Event;
+use stonegame::service::pb::play_request::Action;
+use stonegame::service::pb::stone_game_client::StoneGameClient;
+use stonegame::service::{RunningServer, config::Config};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+use tonic::{Code, Status, Streaming};
+
+const KEY: &str = "test-key-0123456789abcdef0123456789abcdef";
+
+/// One Play stream: what the test sends and what the server answers.
+struct Stream {
+    tx: Option<mpsc::Sender<pb::PlayRequest>>,
+    rx: Streaming<pb::PlayEvent>,
+}
+
+impl Stream {
+    /// Opens a stream whose first message is `first`; the call's error if
+    /// the server refused the stream at once.
+    async fn open(client: &mut StoneGameClient<Channel>, first: Action) -> Result<Stream, Status> {
+        let (tx, rx) = mpsc::channel(64);
+        tx.send(pb::PlayRequest {
+            action: Some(first),
+        })
+        .await
+        .unwrap();
+        let response = client.play(ReceiverStream::new(rx)).await?;
+        Ok(Stream {
+            tx: Some(tx),
+            rx: response.into_inner(),
+        })
+    }
+
+    async fn send(&self, action: Action) {
+        // The server may have ended the stream already: not an error here.
+        let _ = self
+            .tx
+            .as_ref()
+            .expect("not half-closed")
+            .send(pb::PlayRequest {
+                action: Some(action),
+            })
+            .await;
+    }
+
+    async fn submit(&self, ply: u64, side: pb::Side, take: u64) {
+        self.send(Action::Move(pb::SubmitMove {
+            ply,
+            r#move: Some(pb::Move {
+                side: side as i32,
+                take,
+                remaining: 0,
+            }),
+        }))
+        .await;
+    }
+
+    /// The next event; `Ok(None)` when the stream ended OK.
+    async fn next(&mut self) -> Result<Option<Event>, Status> {
+        Ok(self.rx.message().await?.map(|e| e.event.expect("an event")))
+    }
+
+    async fn state(&mut self) -> pb::GameState {
+        match self.next().await {
+            Ok(Some(Event::State(s))) => s,
+            other => panic!("expected a GameState, got {other:?}"),
+        }
+    }
+
+    async fn rejected(&mut self) -> pb::MoveRejected {
+        match self.next().await {
+            Ok(Some(Event::Rejected(r))) => r,
+            other => panic!("expected a MoveRejected, got {other:?}"),
+        }
+    }
+
+    /// The GameOver, then the end of the stream.
+    async fn over(&mut self) -> pb::GameOver {
+        let over = match self.next().await {
+            Ok(Some(Event::Over(o))) => o,
+            other => panic!("expected a GameOver, got {other:?}"),
+        };
+        assert!(
+            matches!(self.next().await, Ok(None)),
+            "the stream ends OK after GameOver"
+        );
+        over
+    }
+}
+
+/// The status a refused stream ends with (at the call or as its first item).
+async fn refusal(client: &mut StoneGameClient<Channel>, first: Action) -> Status {
+    match Stream::open(client, first).await {
+        Err(status) => status,
+        Ok(mut stream) => match stream.next().await {
+            Err(status) => status,
+            other => panic!("expected an error, got {other:?}"),
+        },
+    }
+}
+
+fn start(piles: &[u64], variant: Variant, seat: pb::Seat) -> pb::StartGame {
+    pb::StartGame {
+        piles: piles.to_vec(),
+        variant: pb::Variant::from(variant) as i32,
+        client_seat: seat as i32,
+        analysis: true,
+        ..Default::default()
+    }
+}
+
+fn with_key(key: &'static str) -> impl FnOnce(&mut Config) {
+    move |c| c.play.token_key = key.into()
+}
+
+async fn server_and_client(
+    f: impl FnOnce(&mut Config),
+) -> (RunningServer, StoneGameClient<Channel>) {
+    let server = common::server(f).await;
+    let client = common::client(&server).await;
+    (server, client)
+}
+
+fn mv(m: &pb::Move) -> Move {
+    Move::try_from(m).expect("a side")
+}
+
+/// The live row of a GameState on `row`.
+fn live(row: &[u64], s: &pb::GameState) -> Vec<u64> {
+    if s.left_size == 0 {
+        return Vec::new();
+    }
+    let mut out = row[s.first_pile as usize..=s.last_pile as usize].to_vec();
+    out[0] = s.left_size;
+    let len = out.len();
+    out[len - 1] = s.right_size;
+    out
+}
+
+fn set(moves: impl IntoIterator<Item = Move>) -> HashSet<(Side, u64, u64)> {
+    moves
+        .into_iter()
+        .map(|m| (m.side, m.take, m.remaining))
+        .collect()
+}
+
+/// Checks a GameState's analysis against the exhaustive solver and returns
+/// the live row.
+fn check_analysis(truth: &mut Exhaustive, row: &[u64], s: &pb::GameState) -> Vec<u64> {
+    let now = live(row, s);
+    assert_eq!(s.mover_wins, truth.wins(&now), "{row:?} at {now:?}");
+    let got = set(s.winning_moves.iter().map(mv));
+    assert_eq!(got, set(truth.winning_moves(&now)), "{row:?} at {now:?}");
+    now
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn small_rows_match_the_exhaustive_solver() {
+    let (server, mut client) = server_and_client(|_| {}).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let mut games = 0;
+    for variant in [Variant::TwoEnds, Variant::Leftmost] {
+        let mut truth = Exhaustive::new(variant);
+        for row in all_rows(4, 3) {
+            // 1. Bot against bot at strength 1: it never misses a win, and
+            // every state's analysis is the truth.
+            let mut s = Stream::open(
+                &mut client,
+                Action::Start(start(&row, variant, pb::Seat::None)),
+            )
+            .await
+            .unwrap();
+            let mut state = s.state().await;
+            loop {
+                let before = check_analysis(&mut truth, &row, &state);
+                if before.is_empty() {
+                    break;
+                }
+                let next = s.state().await;
+                let last = next.last_move.clone().expect("a last move");
+                let m = mv(last.r#move.as_ref().unwrap());
+                if truth.wins(&before) {
+                    assert!(
+                        !truth.wins(&after(&before, m)),
+                        "{row:?}: the bot missed a win at {before:?}"
+                    );
+                }
+                assert!(!last.blunder);
+                state = next;
+            }
+            let over = s.over().await;
+            assert_eq!(over.reason, pb::EndReason::NoMoves as i32);
+            assert_eq!(over.plies, state.ply);
+
+            // 2. The client plays the winning seat and a winning move every
+            // time: it wins.
+            let first_wins = truth.wins(&row);
+            let seat = if first_wins {
+                pb::Seat::First
+            } else {
+                pb::Seat::Second
+            };
+            let mut s = Stream::open(&mut client, Action::Start(start(&row, variant, seat)))
+                .await
+                .unwrap();
+            loop {
+                let state = s.state().await;
+                let now = live(&row, &state);
+                if now.is_empty() {
+                    break;
+                }
+                if state.to_move == seat as i32 {
+                    let m = truth.winning_moves(&now)[0];
+                    s.submit(state.ply, pb::Side::from(m.side), m.take).await;
+                }
+            }
+            let over = s.over().await;
+            assert_eq!(over.winner, seat as i32, "{row:?} {variant}");
+
+            // 3. The referee (SEAT_BOTH) with random moves: every blunder
+            // flag is the truth.
+            let mut s = Stream::open(
+                &mut client,
+                Action::Start(start(&row, variant, pb::Seat::Both)),
+            )
+            .await
+            .unwrap();
+            let mut state = s.state().await;
+            loop {
+                let now = check_analysis(&mut truth, &row, &state);
+                if now.is_empty() {
+                    break;
+                }
+                let moves = legal_moves(&now, variant);
+                let m = moves[rng.random_range(0..moves.len())];
+                s.submit(state.ply, pb::Side::from(m.side), m.take).await;
+                state = s.state().await;
+                let last = state.last_move.clone().unwrap();
+                assert_eq!(mv(last.r#move.as_ref().unwrap()), m);
+                let blunder = truth.wins(&now) && truth.wins(&after(&now, m));
+                assert_eq!(last.blunder, blunder, "{row:?} at {now:?}: {m:?}");
+                assert_eq!(
+                    last.by,
+                    if state.ply % 2 == 1 {
+                        pb::Seat::First
+                    } else {
+                        pb::Seat::Second
+                    } as i32
+                );
+            }
+            s.over().await;
+            games += 3;
+        }
+    }
+    assert_eq!(games, 2 * 3 * (3 + 9 + 27 + 81));
+    assert_eq!(Metrics::get(&server.metrics.play_games), games);
+    common::eventually("every session closed", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_reject_reason_then_too_many_illegal_moves() {
+    let (server, mut client) =
+        server_and_client(|c| c.limits.play_max_illegal_moves = 6.try_into().unwrap()).await;
+    let row = [3, 1, 9, 4];
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+    )
+    .await
+    .unwrap();
+    let state = s.state().await;
+    assert_eq!((state.ply, state.to_move), (0, pb::Seat::First as i32));
+    assert!(state.last_move.is_none());
+    assert!(!state.state_token.is_empty() && state.state_token.len() <= 128);
+    let cases: [(u64, pb::Side, u64, pb::RejectReason, &[&str]); 6] = [
+        (
+            1,
+            pb::Side::Left,
+            1,
+            pb::RejectReason::NotYourTurn,
+            &["ply 1", "`L 1`"],
+        ),
+        (
+            2,
+            pb::Side::Left,
+            1,
+            pb::RejectReason::StalePly,
+            &["ply 2", "at ply 0"],
+        ),
+        (
+            0,
+            pb::Side::Unspecified,
+            1,
+            pb::RejectReason::InvalidSide,
+            &["ply 0", "side"],
+        ),
+        (
+            0,
+            pb::Side::Left,
+            0,
+            pb::RejectReason::TakeZero,
+            &["ply 0", "`L 0`"],
+        ),
+        (
+            0,
+            pb::Side::Left,
+            4,
+            pb::RejectReason::TakeTooMany,
+            &["ply 0", "`L 4`", "pile 0", "holds 3"],
+        ),
+        (
+            0,
+            pb::Side::Right,
+            5,
+            pb::RejectReason::TakeTooMany,
+            &["`R 5`", "pile 3", "holds 4"],
+        ),
+    ];
+    for (ply, side, take, reason, words) in cases {
+        s.submit(ply, side, take).await;
+        let r = s.rejected().await;
+        assert_eq!(r.reason, reason as i32, "{}", r.message);
+        assert_eq!(r.expected_ply, 0);
+        for w in words {
+            assert!(r.message.contains(w), "{w:?} not in {:?}", r.message);
+        }
+    }
+    // A legal move still goes through: the rejected ones changed nothing.
+    s.submit(0, pb::Side::Right, 1).await;
+    let after_move = s.state().await;
+    assert_eq!((after_move.ply, after_move.right_size), (1, 3));
+    let bot = s.state().await;
+    assert_eq!(bot.ply, 2);
+    // The seventh illegal move is one too many (the limit is 6).
+    s.submit(2, pb::Side::Left, 0).await;
+    s.rejected().await;
+    let over = s.over().await;
+    assert_eq!(over.reason, pb::EndReason::TooManyIllegalMoves as i32);
+    assert_eq!(over.winner, pb::Seat::Second as i32);
+    assert_eq!(over.plies, 2);
+
+    // A right move in the leftmost variant.
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::Leftmost, pb::Seat::First)),
+    )
+    .await
+    .unwrap();
+    s.state().await;
+    s.submit(0, pb::Side::Right, 1).await;
+    let r = s.rejected().await;
+    assert_eq!(
+        r.reason,
+        pb::RejectReason::InvalidSide as i32,
+        "{}",
+        r.message
+    );
+    assert!(r.message.contains("leftmost"), "{}", r.message);
+    drop(s);
+    let text = server.state.encode_metrics();
+    for line in [
+        "stonegame_play_rejected_moves_total{reason=\"take_too_many\"} 2",
+        "stonegame_play_rejected_moves_total{reason=\"invalid_side\"} 2",
+        "stonegame_play_rejected_moves_total{reason=\"take_zero\"} 2",
+        "stonegame_play_games_ended_total{reason=\"too_many_illegal_moves\"} 1",
+    ] {
+        assert!(text.contains(line), "{line} missing");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_client_loses_on_time() {
+    let (_server, mut client) = server_and_client(|_| {}).await;
+    let mut game = start(&[2, 2], Variant::TwoEnds, pb::Seat::Second);
+    game.move_timeout_ms = 300;
+    let mut s = Stream::open(&mut client, Action::Start(game))
+        .await
+        .unwrap();
+    assert_eq!(s.state().await.ply, 0);
+    assert_eq!(s.state().await.ply, 1, "the bot moves at once");
+    let over = s.over().await;
+    assert_eq!(over.reason, pb::EndReason::Timeout as i32);
+    assert_eq!((over.winner, over.plies), (pb::Seat::First as i32, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resignations_and_half_closes() {
+    let (server, mut client) = server_and_client(|_| {}).await;
+    let row = [5, 5, 5];
+    // The client's seat resigns, even on the bot's turn.
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::Second)),
+    )
+    .await
+    .unwrap();
+    s.state().await;
+    s.state().await;
+    s.send(Action::Resign(pb::Resign {})).await;
+    let over = s.over().await;
+    assert_eq!(
+        (over.winner, over.reason),
+        (pb::Seat::First as i32, pb::EndReason::Resigned as i32)
+    );
+    // SEAT_BOTH: the side to move resigns.
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::Both)),
+    )
+    .await
+    .unwrap();
+    s.state().await;
+    s.submit(0, pb::Side::Left, 1).await;
+    assert_eq!(s.state().await.to_move, pb::Seat::Second as i32);
+    s.send(Action::Resign(pb::Resign {})).await;
+    let over = s.over().await;
+    assert_eq!((over.winner, over.plies), (pb::Seat::First as i32, 1));
+    // A half-close at the client's turn: it resigns, the stream ends OK.
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+    )
+    .await
+    .unwrap();
+    s.state().await;
+    s.tx = None;
+    let over = s.over().await;
+    assert_eq!(
+        (over.winner, over.reason),
+        (pb::Seat::Second as i32, pb::EndReason::Resigned as i32)
+    );
+    // SEAT_NONE with the client's side closed at once (as grpcurl does):
+    // the bots play to the end.
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::None)),
+    )
+    .await
+    .unwrap();
+    s.tx = None;
+    let over = loop {
+        match s.next().await.unwrap().unwrap() {
+            Event::Over(o) => break o,
+            Event::State(_) => {}
+            Event::Rejected(r) => panic!("{r:?}"),
+        }
+    };
+    assert_eq!(over.reason, pb::EndReason::NoMoves as i32);
+    let first_wins = Exhaustive::new(Variant::TwoEnds).wins(&row);
+    let winner = if first_wins {
+        pb::Seat::First
+    } else {
+        pb::Seat::Second
+    };
+    assert_eq!(over.winner, winner as i32, "the bots play perfectly");
+    common::eventually("sessions closed", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_first_messages_are_invalid_arguments() {
+    let (server, mut client) =
+        server_and_client(|c| c.limits.max_piles = 10.try_into().unwrap()).await;
+    let ok = start(&[1, 2], Variant::TwoEnds, pb::Seat::First);
+    let cases: Vec<(Action, Code, &str)> = vec![
+        (
+            Action::Move(pb::SubmitMove::default()),
+            Code::InvalidArgument,
+            "must be `start`",
+        ),
+        (
+            Action::Resign(pb::Resign {}),
+            Code::InvalidArgument,
+            "not a resignation",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                piles: vec![1, 0, 2],
+                ..ok.clone()
+            }),
+            Code::InvalidArgument,
+            "piles: pile 2 is 0",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                piles: vec![],
+                piles_le: vec![1, 0, 0],
+                piles_le_width: 2,
+                ..ok.clone()
+            }),
+            Code::InvalidArgument,
+            "piles_le: 3 bytes is not a multiple of 2",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                piles: vec![],
+                ..ok.clone()
+            }),
+            Code::InvalidArgument,
+            "empty",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                piles: vec![1; 11],
+                ..ok.clone()
+            }),
+            Code::ResourceExhausted,
+            "11 piles",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                strength: Some(f64::NAN),
+                ..ok.clone()
+            }),
+            Code::InvalidArgument,
+            "strength",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                strength: Some(1.5),
+                ..ok.clone()
+            }),
+            Code::InvalidArgument,
+            "strength: 1.5",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                client_seat: 9,
+                ..ok.clone()
+            }),
+            Code::InvalidArgument,
+            "client_seat: 9",
+        ),
+        (
+            Action::Start(pb::StartGame {
+                variant: 7,
+                ..ok.clone()
+            }),
+            Code::InvalidArgument,
+            "variant: 7",
+        ),
+    ];
+    for (first, code, words) in cases {
+        let status = refusal(&mut client, first.clone()).await;
+        assert_eq!(status.code(), code, "{first:?}: {status:?}");
+        assert!(
+            status.message().contains(words),
+            "{words:?} not in {:?}",
+            status.message()
+        );
+    }
+    // A stream closed before any message.
+    let (tx, rx) = mpsc::channel::<pb::PlayRequest>(1);
+    drop(tx);
+    let mut events = client
+        .play(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let status = events.message().await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+    // A second start in a stream.
+    let mut s = Stream::open(&mut client, Action::Start(ok.clone()))
+        .await
+        .unwrap();
+    s.state().await;
+    s.send(Action::Start(ok)).await;
+    let status = s.next().await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("one game"), "{status:?}");
+    common::eventually("sessions closed", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+    })
+    .await;
+}
+
+/// The moves of a bot-against-bot game from `first` on, until its end.
+async fn moves_until_over(s: &mut Stream) -> Vec<(u64, Move)> {
+    let mut out = Vec::new();
+    loop {
+        match s.next().await.unwrap() {
+            Some(Event::State(state)) => {
+                if let Some(last) = state.last_move {
+                    out.push((state.ply, mv(last.r#move.as_ref().unwrap())));
+                }
+            }
+            Some(Event::Over(_)) => return out,
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_on_a_second_server_plays_the_same_moves() {
+    let (_a, mut a) = server_and_client(with_key(KEY)).await;
+    let (_b, mut b) = server_and_client(with_key(KEY)).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    // A short row and one longer than the full-table limit (kept layers,
+    // cones rebuilt on resume).
+    let rows: Vec<Vec<u64>> = vec![
+        (0..40).map(|_| rng.random_range(1..=9)).collect(),
+        (0..1500).map(|_| rng.random_range(1..=2)).collect(),
+    ];
+    for row in rows {
+        for variant in [Variant::TwoEnds, Variant::Leftmost] {
+            let game = pb::StartGame {
+                strength: Some(0.6),
+                seed: 77,
+                analysis: false,
+                ..start(&row, variant, pb::Seat::None)
+            };
+            let mut whole = Stream::open(&mut a, Action::Start(game.clone()))
+                .await
+                .unwrap();
+            let all = moves_until_over(&mut whole).await;
+            assert!(all.len() > 10);
+            // The same game again, cut off after a third of its moves.
+            let cut = all.len() as u64 / 3;
+            let mut part = Stream::open(&mut a, Action::Start(game)).await.unwrap();
+            let token = loop {
+                let s = part.state().await;
+                if s.ply == cut {
+                    break s.state_token;
+                }
+            };
+            drop(part);
+            let resume = pb::ResumeGame {
+                state_token: token.clone(),
+                piles: row.clone(),
+                ..Default::default()
+            };
+            let mut resumed = Stream::open(&mut b, Action::Resume(resume.clone()))
+                .await
+                .unwrap();
+            let first = resumed.state().await;
+            assert_eq!(first.ply, cut);
+            assert!(first.last_move.is_none());
+            let rest = moves_until_over(&mut resumed).await;
+            assert_eq!(rest, all[cut as usize..], "{variant} n = {}", row.len());
+
+            // The row in piles_le (4-byte words) is the same row.
+            let le: Vec<u8> = row.iter().flat_map(|&p| (p as u32).to_le_bytes()).collect();
+            let mut s = Stream::open(
+                &mut b,
+                Action::Resume(pb::ResumeGame {
+                    state_token: token.clone(),
+                    piles: vec![],
+                    piles_le: le,
+                    piles_le_width: 4,
+                }),
+            )
+            .await
+            .unwrap();
+            assert_eq!(s.state().await.ply, cut);
+            drop(s);
+
+            // Another row, an altered token: INVALID_ARGUMENT.
+            let mut other = row.clone();
+            other[row.len() / 2] += 1;
+            let status = refusal(
+                &mut b,
+                Action::Resume(pb::ResumeGame {
+                    piles: other,
+                    ..resume.clone()
+                }),
+            )
+            .await;
+            assert_eq!(status.code(), Code::InvalidArgument);
+            assert!(status.message().contains("SHA-256 differs"), "{status:?}");
+            for i in [0, 10, 50, token.len() - 1] {
+                let mut bad = token.clone();
+                bad[i] ^= 0x40;
+                let status = refusal(
+                    &mut b,
+                    Action::Resume(pb::ResumeGame {
+                        state_token: bad,
+                        ..resume.clone()
+                    }),
+                )
+                .await;
+                assert_eq!(status.code(), Code::InvalidArgument, "byte {i}");
+                assert!(status.message().contains("signature"), "{status:?}");
+            }
+        }
+    }
+    // A server with another key, or a random one, refuses the tokens.
+    for key in ["another-key-0123456789abcdef0123456789abcdef", ""] {
+        let (_c, mut c) = server_and_client(with_key(key)).await;
+        let mut s = Stream::open(
+            &mut a,
+            Action::Start(start(&[4, 2, 7], Variant::TwoEnds, pb::Seat::First)),
+        )
+        .await
+        .unwrap();
+        let token = s.state().await.state_token;
+        let status = refusal(
+            &mut c,
+            Action::Resume(pb::ResumeGame {
+                state_token: token,
+                piles: vec![4, 2, 7],
+                ..Default::default()
+            }),
+        )
+        .await;
+        assert_eq!(status.code(), Code::InvalidArgument, "{key:?}");
+        assert!(
+            status.message().contains("another play.token_key"),
+            "{status:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_client_game_keeps_its_seat_and_the_bots_choices() {
+    let (_a, mut a) = server_and_client(with_key(KEY)).await;
+    let (_b, mut b) = server_and_client(with_key(KEY)).await;
+    let row = [7, 3, 8, 2, 9, 4, 6];
+    let game = pb::StartGame {
+        strength: Some(0.3),
+        seed: 5,
+        ..start(&row, Variant::TwoEnds, pb::Seat::Second)
+    };
+    // The client always takes one stone from the left.
+    async fn play(s: &mut Stream, mut state: pb::GameState) -> Vec<(u64, Move)> {
+        let mut out = Vec::new();
+        loop {
+            if let Some(last) = &state.last_move {
+                out.push((state.ply, mv(last.r#move.as_ref().unwrap())));
+            }
+            if state.left_size == 0 {
+                s.over().await;
+                return out;
+            }
+            if state.to_move == pb::Seat::Second as i32 {
+                s.submit(state.ply, pb::Side::Left, 1).await;
+            }
+            state = s.state().await;
+        }
+    }
+    let mut whole = Stream::open(&mut a, Action::Start(game.clone()))
+        .await
+        .unwrap();
+    let first = whole.state().await;
+    let all = play(&mut whole, first).await;
+    let mut part = Stream::open(&mut a, Action::Start(game)).await.unwrap();
+    let (mut state, mut seen) = (part.state().await, 0);
+    while state.ply < 5 {
+        if state.to_move == pb::Seat::Second as i32 {
+            part.submit(state.ply, pb::Side::Left, 1).await;
+        }
+        state = part.state().await;
+        seen += 1;
+    }
+    assert!(seen >= 5);
+    drop(part);
+    let mut resumed = Stream::open(
+        &mut b,
+        Action::Resume(pb::ResumeGame {
+            state_token: state.state_token.clone(),
+            piles: row.to_vec(),
+            ..Default::default()
+        }),
+    )
+    .await
+    .unwrap();
+    let first = resumed.state().await;
+    assert_eq!(first.ply, 5);
+    // The same position, seat, bot and key: the same token.
+    assert_eq!(first.state_token, state.state_token);
+    let rest = play(&mut resumed, first).await;
+    let from = all.iter().position(|(ply, _)| *ply == 6).unwrap();
+    assert_eq!(rest, all[from..]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_limit_refuses_with_a_retry_hint() {
+    let (server, mut client) =
+        server_and_client(|c| c.limits.max_play_sessions = 2.try_into().unwrap()).await;
+    let game = start(&[3, 4], Variant::TwoEnds, pb::Seat::First);
+    let mut one = Stream::open(&mut client, Action::Start(game.clone()))
+        .await
+        .unwrap();
+    let mut two = Stream::open(&mut client, Action::Start(game.clone()))
+        .await
+        .unwrap();
+    one.state().await;
+    two.state().await;
+    let status = refusal(&mut client, Action::Start(game.clone())).await;
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(status.message().contains("play sessions"), "{status:?}");
+    assert!(status.metadata().get("retry-after-ms").is_some());
+    assert!(
+        server
+            .state
+            .encode_metrics()
+            .contains("stonegame_admission_rejected_total{reason=\"too_many_play_sessions\"} 1")
+    );
+    // A game that ends frees its slot.
+    one.send(Action::Resign(pb::Resign {})).await;
+    one.over().await;
+    common::eventually("a slot is free", || {
+        server.state.play.sessions.in_flight() == 1
+    })
+    .await;
+    let mut three = Stream::open(&mut client, Action::Start(game))
+        .await
+        .unwrap();
+    three.state().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vanished_client_frees_everything() {
+    let (server, mut client) = server_and_client(|c| c.play.row_cache_bytes = 0).await;
+    let row: Vec<u64> = (1..=600).collect();
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+    )
+    .await
+    .unwrap();
+    s.state().await;
+    let state = &server.state;
+    assert_eq!(Metrics::get(&server.metrics.play_sessions), 1);
+    assert_eq!(state.play.sessions.in_flight(), 1);
+    assert!(
+        state.piles_budget.in_flight() >= 600,
+        "the row and the game hold memory"
+    );
+    // The client drops its stream (both halves; the server may see the
+    // half-close first, a resignation, or the reset first).
+    drop(s);
+    common::eventually("the session is gone", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+            && state.play.sessions.in_flight() == 0
+            && state.piles_budget.in_flight() == 0
+            && state.budget.in_flight() == 0
+    })
+    .await;
+    assert_eq!(Metrics::get(&server.metrics.play_games_ended), 1);
+    // A client whose connection goes away mid-game: abandoned.
+    let mut other = common::client(&server).await;
+    let mut s = Stream::open(
+        &mut other,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+    )
+    .await
+    .unwrap();
+    s.state().await;
+    assert_eq!(state.play.sessions.in_flight(), 1);
+    drop((s, other));
+    common::eventually("the second session is gone", || {
+        Metrics::get(&server.metrics.play_games_ended) == 2
+            && Metrics::get(&server.metrics.play_sessions) == 0
+            && state.piles_budget.in_flight() == 0
+    })
+    .await;
+    // A client that drops its stream sends the end of its side first: the
+    // server ends the game as a resignation if it reads that before the
+    // reset (nobody reads the GameOver), else as abandoned.
+    let text = state.encode_metrics();
+    let ended = |reason: &str| {
+        metric(
+            &text,
+            &format!("stonegame_play_games_ended_total{{reason=\"{reason}\"}}"),
+        )
+    };
+    assert_eq!(ended("abandoned") + ended("resigned"), 2, "{text}");
+}
+
+/// The value of the series `series` in a scrape.
+fn metric(text: &str, series: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{series} missing"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_on_one_row_share_the_cached_row() {
+    let (server, mut client) = server_and_client(|_| {}).await;
+    let row: Vec<u64> = (0..1200).map(|i| 1 + i % 7).collect();
+    for _ in 0..3 {
+        let mut s = Stream::open(
+            &mut client,
+            Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+        )
+        .await
+        .unwrap();
+        s.state().await;
+        s.send(Action::Resign(pb::Resign {})).await;
+        s.over().await;
+    }
+    assert_eq!(Metrics::get(&server.metrics.play_row_cache_misses), 1);
+    assert_eq!(Metrics::get(&server.metrics.play_row_cache_hits), 2);
+    let stats = server.state.play.cache.stats();
+    assert_eq!(stats.entries, 1);
+    assert!(stats.bytes >= 8 * 1200);
+    // The cached row holds its memory in the piles budget until it is
+    // evicted.
+    assert!(
+        server
+            .state
+            .encode_metrics()
+            .contains("stonegame_play_row_cache_entries 1")
+    );
+    common::eventually("the sessions are gone", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+    })
+    .await;
+    assert!(server.state.piles_budget.in_flight() >= 1200);
+    assert_eq!(server.state.play.cache.evict_idle(u64::MAX), stats.bytes);
+    assert_eq!(server.state.piles_budget.in_flight(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_concurrent_games() {
+    let server = common::server(|_| {}).await;
+    let mut tasks = Vec::new();
+    for g in 0..64u64 {
+        let mut client = common::client(&server).await;
+        tasks.push(tokio::spawn(async move {
+            let mut rng = ChaCha8Rng::seed_from_u64(g);
+            let row: Vec<u64> = (0..20).map(|_| rng.random_range(1..=5)).collect();
+            let game = pb::StartGame {
+                strength: Some(0.5),
+                seed: g,
+                ..start(&row, Variant::TwoEnds, pb::Seat::First)
+            };
+            let mut s = Stream::open(&mut client, Action::Start(game))
+                .await
+                .unwrap();
+            loop {
+                match s.next().await.unwrap().unwrap() {
+                    Event::State(state)
+                        if state.left_size > 0 && state.to_move == pb::Seat::First as i32 =>
+                    {
+                        // Random legal moves.
+                        let (side, pile) = if rng.random_bool(0.5) {
+                            (pb::Side::Left, state.left_size)
+                        } else {
+                            (pb::Side::Right, state.right_size)
+                        };
+                        s.submit(state.ply, side, rng.random_range(1..=pile)).await;
+                    }
+                    Event::State(_) => {}
+                    Event::Over(over) => return over.plies,
+                    Event::Rejected(r) => panic!("{r:?}"),
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        assert!(t.await.unwrap() >= 1);
+    }
+    assert_eq!(Metrics::get(&server.metrics.play_games_ended), 64);
+    common::eventually("every session closed", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_timeouts_are_bounded_by_the_limit() {
+    // A client asking for more than the limit gets the limit: here 200 ms.
+    let (_server, mut client) =
+        server_and_client(|c| c.limits.play_move_timeout_ms = 200.try_into().unwrap()).await;
+    let mut game = start(&[1, 1], Variant::TwoEnds, pb::Seat::First);
+    game.move_timeout_ms = u32::MAX;
+    let mut s = Stream::open(&mut client, Action::Start(game))
+        .await
+        .unwrap();
+    s.state().await;
+    let over = tokio::time::timeout(Duration::from_secs(600), s.over())
+        .await
+        .unwrap();
+    assert_eq!(over.reason, pb::EndReason::Timeout as i32);
+}
