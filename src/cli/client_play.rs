@@ -23,6 +23,7 @@ use tonic::Code;
 
 use crate::client::play::wire_move;
 use crate::client::{Client, ClientError, GameSpec, PlayEvent, PlaySession, Seat};
+use crate::core::game::{MoveError, SideName};
 use crate::core::{Move, Side, Variant};
 use crate::wire::pb;
 
@@ -277,20 +278,26 @@ impl<'a> RemoteTable<'a> {
     }
 }
 
-/// The message of a refused move.
-fn rejection(r: &pb::MoveRejected) -> String {
-    if !r.message.is_empty() {
-        return r.message.trim_end_matches('.').to_string();
-    }
-    match pb::RejectReason::try_from(r.reason) {
-        Ok(pb::RejectReason::NotYourTurn) => "it is not your turn".into(),
-        Ok(pb::RejectReason::StalePly) => format!("the game is at ply {}", r.expected_ply),
-        Ok(pb::RejectReason::InvalidSide) => {
-            "the leftmost variant takes from the left pile only".into()
-        }
-        Ok(pb::RejectReason::TakeZero) => "a move must take at least 1 stone".into(),
-        Ok(pb::RejectReason::TakeTooMany) => "the pile does not hold that many stones".into(),
-        _ => format!("the server refused it (reason {})", r.reason),
+/// The message of a refused move: for a bad side or take, the words of
+/// `stonegame play` (the engine's [`MoveError`]), else the server's.
+fn rejection(r: &pb::MoveRejected, state: &pb::GameState, side: Side, take: u64) -> String {
+    let local = match pb::RejectReason::try_from(r.reason) {
+        Ok(pb::RejectReason::TakeZero) => Some(MoveError::TakeZero),
+        Ok(pb::RejectReason::InvalidSide) => Some(MoveError::InvalidSide),
+        Ok(pb::RejectReason::TakeTooMany) => Some(MoveError::TakeTooMany {
+            side: SideName(side),
+            take,
+            pile: match side {
+                Side::Left => state.left_size,
+                Side::Right => state.right_size,
+            },
+        }),
+        _ => None,
+    };
+    match local {
+        Some(e) => e.to_string(),
+        None if r.message.is_empty() => format!("the server refused it (reason {})", r.reason),
+        None => r.message.trim_end_matches('.').to_string(),
     }
 }
 
@@ -390,7 +397,9 @@ impl Table for RemoteTable<'_> {
                 }
                 // Resumed before the move was answered: send it again.
                 PlayEvent::State(s) if s.ply == ply => self.send_move(ply, side, take),
-                PlayEvent::Rejected(r) => return Ok(Answer::Refused(rejection(&r))),
+                PlayEvent::Rejected(r) => {
+                    return Ok(Answer::Refused(rejection(&r, &self.state, side, take)));
+                }
                 PlayEvent::Over(over) => {
                     self.over(&over);
                     return Ok(Answer::Over);
