@@ -203,7 +203,9 @@ impl<'a> RemoteTable<'a> {
             }
             if attempts > 1 {
                 let pause = Duration::from_millis(100 << (attempts - 1).min(4));
-                self.runtime.block_on(tokio::time::sleep(pause));
+                // The sleep is made inside the runtime (it needs its timer).
+                self.runtime
+                    .block_on(async { tokio::time::sleep(pause).await });
             }
             eprintln!(
                 "stonegame: the game's stream failed ({why}); resuming the game at ply {} on {}",
