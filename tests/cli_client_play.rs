@@ -157,8 +157,29 @@ fn the_same_game_as_offline_play() {
     for args in [
         &["--second", "2", "2"][..],
         &["--variant", "leftmost", "1", "1", "1"],
-        &["--strength", "0.3", "--seed", "5", "5", "8", "2", "7", "1", "9"],
-        &["--second", "--strength", "0.5", "--seed", "9", "4", "4", "4", "4"],
+        &[
+            "--strength",
+            "0.3",
+            "--seed",
+            "5",
+            "5",
+            "8",
+            "2",
+            "7",
+            "1",
+            "9",
+        ],
+        &[
+            "--second",
+            "--strength",
+            "0.5",
+            "--seed",
+            "9",
+            "4",
+            "4",
+            "4",
+            "4",
+        ],
         &["3", "1", "9", "3"],
     ] {
         let (local, remote) = both(url, args, &moves);
@@ -207,7 +228,10 @@ impl Player {
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n @ 1..) = stdout.read(&mut buf) {
-                if tx.send(String::from_utf8_lossy(&buf[..n]).into_owned()).is_err() {
+                if tx
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .is_err()
+                {
                     break;
                 }
             }

@@ -274,9 +274,7 @@ impl<'a> RemoteTable<'a> {
 
     fn send_move(&mut self, ply: u64, side: Side, take: u64) {
         // A stream that is gone shows at the next event (and is resumed).
-        let _ = self
-            .runtime
-            .block_on(self.session.submit(ply, side, take));
+        let _ = self.runtime.block_on(self.session.submit(ply, side, take));
     }
 }
 
@@ -355,7 +353,12 @@ impl Table for RemoteTable<'_> {
     }
 
     fn winning_moves(&mut self) -> Result<Vec<Move>, RemotePlayError> {
-        Ok(self.state.winning_moves.iter().filter_map(wire_move).collect())
+        Ok(self
+            .state
+            .winning_moves
+            .iter()
+            .filter_map(wire_move)
+            .collect())
     }
 
     fn bot_move(&mut self) -> Result<Option<Move>, RemotePlayError> {

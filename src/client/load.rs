@@ -80,6 +80,9 @@ pub enum LoadSpecError {
     /// The largest pile is 0.
     #[error("max pile: a pile needs at least 1 stone")]
     MaxPile,
+    /// Play rows need two piles (so that every game has a bot reply).
+    #[error("piles: Play rows need at least 2 piles (every game then has a bot reply)")]
+    PlayPiles,
 }
 
 impl LoadSpec {
@@ -109,6 +112,9 @@ impl LoadSpec {
         }
         if self.rpc == LoadRpc::Play && self.rate.is_some() {
             return Err(LoadSpecError::PlayOpenLoop);
+        }
+        if self.rpc == LoadRpc::Play && self.piles < 2 {
+            return Err(LoadSpecError::PlayPiles);
         }
         if self.max_pile == 0 {
             return Err(LoadSpecError::MaxPile);
@@ -382,6 +388,10 @@ mod tests {
         assert_eq!(spec.validate(), Ok(()));
         spec.rpc = LoadRpc::Play;
         assert_eq!(spec.validate(), Err(LoadSpecError::PlayOpenLoop));
+        spec.rate = None;
+        spec.piles = 1;
+        assert_eq!(spec.validate(), Err(LoadSpecError::PlayPiles));
+        spec.piles = 100;
         spec.rate = None;
         assert_eq!(spec.validate(), Ok(()));
         spec.max_pile = 0;
