@@ -5,9 +5,11 @@
 //! hinted moves, `quit` resigning, a bad row or an unreachable server, and
 //! a game resumed on the other replica when its replica is killed.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -23,22 +25,12 @@ struct Serve {
 
 impl Serve {
     fn start() -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--metrics-listen",
-                "127.0.0.1:0",
-            ])
-            .env_remove("RUST_LOG")
-            .env("STONEGAME_LOG__FILTER", "warn")
-            .env("STONEGAME_PLAY__TOKEN_KEY", KEY)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = common::serve_command(
+            &["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"],
+            &[("STONEGAME_PLAY__TOKEN_KEY", KEY)],
+        )
+        .spawn()
+        .unwrap();
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let (mut url, mut metrics) = (None, None);
         for line in lines.by_ref() {
@@ -89,22 +81,8 @@ impl Drop for Serve {
 
 /// Runs `stonegame ARGS` with `input` on stdin: (exit code, stdout, stderr).
 fn run(args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let (code, out, err) = common::run_cli(args, input);
+    (code.unwrap_or(-1), out, err)
 }
 
 fn assert_has(text: &str, parts: &[&str]) {
@@ -215,14 +193,7 @@ struct Player {
 
 impl Player {
     fn start(args: &[&str]) -> Player {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
-            .args(["client", "play"])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = common::spawn_piped(&[&["client", "play"], args].concat());
         let (tx, chunks) = mpsc::channel();
         let mut stdout = child.stdout.take().unwrap();
         std::thread::spawn(move || {

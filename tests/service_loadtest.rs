@@ -247,33 +247,31 @@ async fn selfplay_counts_games_and_plies() {
     }
 }
 
+/// `stonegame client loadtest --server URL ARGS` on a blocking thread
+/// (`args` separated by spaces).
+async fn loadtest_cli(url: &str, args: &str) -> (Option<i32>, String, String) {
+    let mut all: Vec<String> = ["client", "loadtest", "--server", url]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    all.extend(args.split(' ').map(|s| s.to_string()));
+    tokio::task::spawn_blocking(move || {
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        common::run_cli(&all, "")
+    })
+    .await
+    .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_reports_play_beside_the_floor() {
     let server = common::server(|_| {}).await;
     let url = format!("http://{}", server.addr);
-    let args = [
-        "client",
-        "loadtest",
-        "--server",
+    let (code, out, err) = loadtest_cli(
         &url,
-        "--rpc",
-        "play",
-        "--requests",
-        "60",
-        "--concurrency",
-        "4",
-        "--piles",
-        "6",
-        "--max-pile",
-        "9",
-    ]
-    .map(String::from);
-    let (code, out, err) = tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        common::run_cli(&args, "")
-    })
-    .await
-    .unwrap();
+        "--rpc play --requests 60 --concurrency 4 --piles 6 --max-pile 9",
+    )
+    .await;
     assert_eq!(code, Some(0), "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
@@ -287,27 +285,8 @@ async fn the_cli_reports_play_beside_the_floor() {
         "{out}"
     );
     assert!(lines[2].starts_with("Play / Health: "), "{out}");
-    let args = [
-        "client",
-        "loadtest",
-        "--server",
-        &url,
-        "--rpc",
-        "play-self",
-        "--requests",
-        "2",
-        "--piles",
-        "20",
-        "--max-pile",
-        "2",
-    ]
-    .map(String::from);
-    let (code, out, err) = tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        common::run_cli(&args, "")
-    })
-    .await
-    .unwrap();
+    let (code, out, err) =
+        loadtest_cli(&url, "--rpc play-self --requests 2 --piles 20 --max-pile 2").await;
     assert_eq!(code, Some(0), "{err}");
     assert!(
         out.starts_with(

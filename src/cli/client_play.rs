@@ -272,6 +272,16 @@ impl<'a> RemoteTable<'a> {
             })
     }
 
+    /// The move that led to `state` (the state now), reading up to the
+    /// GameOver when it took the last pile.
+    fn moved(&mut self, state: &pb::GameState) -> Result<(Move, bool), RemotePlayError> {
+        let played = self.last_move()?;
+        if finished(state) {
+            self.finish()?;
+        }
+        Ok(played)
+    }
+
     fn send_move(&mut self, ply: u64, side: Side, take: u64) {
         // A stream that is gone shows at the next event (and is resumed).
         let _ = self.runtime.block_on(self.session.submit(ply, side, take));
@@ -365,13 +375,7 @@ impl Table for RemoteTable<'_> {
         let ply = self.state.ply;
         loop {
             match self.next_event()? {
-                PlayEvent::State(s) if s.ply == ply + 1 => {
-                    let (m, _) = self.last_move()?;
-                    if finished(&s) {
-                        self.finish()?;
-                    }
-                    return Ok(Some(m));
-                }
+                PlayEvent::State(s) if s.ply == ply + 1 => return Ok(Some(self.moved(&s)?.0)),
                 // Resumed at the same position: the bot moves again.
                 PlayEvent::State(s) if s.ply == ply => {}
                 PlayEvent::Over(over) => {
@@ -394,10 +398,7 @@ impl Table for RemoteTable<'_> {
         loop {
             match self.next_event()? {
                 PlayEvent::State(s) if s.ply == ply + 1 => {
-                    let (mv, blunder) = self.last_move()?;
-                    if finished(&s) {
-                        self.finish()?;
-                    }
+                    let (mv, blunder) = self.moved(&s)?;
                     return Ok(Answer::Played { mv, blunder });
                 }
                 // Resumed before the move was answered: send it again.
