@@ -6,8 +6,10 @@
 //! preStop sleep plus `shutdown_grace_ms`, `workers` and `io_threads` equal
 //! to the CPU limit, a configuration the binary's own loader accepts,
 //! Services / PDB / HPA / NetworkPolicy / spread constraints that select the
-//! Deployment's pods, and a NetworkPolicy that opens exactly gRPC to
-//! labelled clients and metrics to the monitoring namespace.
+//! Deployment's pods, a NetworkPolicy that opens exactly gRPC to
+//! labelled clients and metrics to the monitoring namespace, and the Play
+//! token key from a Secret (`secretKeyRef`; never a literal nor in the
+//! ConfigMap; a rendered Secret holds at least 32 bytes).
 //!
 //! `every_rule_can_fail` breaks the rendered prod overlay one rule at a time
 //! and checks that each break is reported, so no rule passes vacuously.
@@ -513,6 +515,33 @@ fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
     );
     let pre_stop_s = pre_stop["sleep"]["seconds"].as_i64().unwrap_or(0);
 
+    // The Play token key: every replica needs the same one, from a Secret
+    // (a literal value would put it in the manifests); a Secret in the
+    // render must hold a key of at least 32 bytes.
+    let token_env = list(&c["env"])
+        .iter()
+        .find(|e| text(&e["name"]).as_deref() == Some(TOKEN_KEY_ENV));
+    let secret_ref = token_env.map(|e| &e["valueFrom"]["secretKeyRef"]);
+    rule!(
+        token_env.is_some_and(|e| e["value"].is_badvalue())
+            && secret_ref.is_some_and(|r| text(&r["name"]).is_some() && text(&r["key"]).is_some()),
+        "container: {TOKEN_KEY_ENV} must come from a Secret (valueFrom.secretKeyRef), not a \
+         literal value"
+    );
+    if let Some(r) = secret_ref {
+        let rendered = of_kind(objects, "Secret")
+            .into_iter()
+            .any(|s| text(&r["name"]).is_some_and(|n| n == name(s)));
+        if rendered {
+            rule!(
+                secret_value(objects, r).is_some_and(|k| k.len() >= 32),
+                "Secret {}: key {} must hold a token key of at least 32 bytes",
+                text(&r["name"]).unwrap_or_default(),
+                text(&r["key"]).unwrap_or_default()
+            );
+        }
+    }
+
     // The configuration: the ConfigMap's TOML, mounted read-only and passed
     // with --config, loaded by the binary's own loader with the environment
     // the pod gets.
@@ -534,13 +563,32 @@ fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
         toml.as_ref().err().cloned().unwrap_or_default()
     );
     if let Ok(toml) = toml {
+        // A variable from a Secret gets the rendered Secret's value, or a
+        // stand-in when the Secret is made outside the render (prod).
         let mut env: HashMap<String, String> = list(&c["env"])
             .iter()
-            .filter_map(|e| Some((text(&e["name"])?, text(&e["value"]).unwrap_or_default())))
+            .filter_map(|e| {
+                let value = match secret_value(objects, &e["valueFrom"]["secretKeyRef"]) {
+                    Some(value) => value,
+                    None => text(&e["value"]).unwrap_or_default(),
+                };
+                Some((text(&e["name"])?, value))
+            })
             .collect();
         if pod["enableServiceLinks"].as_bool() != Some(false) {
             env.extend(service_link_env(&of_kind(objects, "Service")));
         }
+        // The Play token key: from a Secret, never in the ConfigMap.
+        let without_key: HashMap<String, String> = env
+            .iter()
+            .filter(|(k, _)| k.as_str() != TOKEN_KEY_ENV)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        rule!(
+            load_config(&toml, without_key).is_ok_and(|c| c.play.token_key.is_empty()),
+            "config: play.token_key must not be set in the ConfigMap (it is a secret: \
+             {TOKEN_KEY_ENV} from a Secret)"
+        );
         match load_config(&toml, env) {
             Err(e) => v.push(format!(
                 "the ConfigMap's TOML does not load with the pod's environment: {e}"
@@ -793,6 +841,45 @@ fn config_map_file(objects: &[Yaml], pod: &Yaml, c: &Yaml, path: &str) -> Result
         .and_then(|f| f.to_str())
         .unwrap_or_default();
     text(&map["data"][key]).ok_or_else(|| format!("ConfigMap {map_name} has no key {key}"))
+}
+
+/// The environment variable of the Play token key.
+const TOKEN_KEY_ENV: &str = "STONEGAME_PLAY__TOKEN_KEY";
+
+/// The value a `secretKeyRef` names: the rendered Secret's (base64) data,
+/// or a stand-in of 64 characters when the reference is to a Secret made
+/// outside the render; `None` when `reference` is no reference.
+fn secret_value(objects: &[Yaml], reference: &Yaml) -> Option<String> {
+    let secret_name = text(&reference["name"])?;
+    let key = text(&reference["key"])?;
+    let Some(secret) = of_kind(objects, "Secret")
+        .into_iter()
+        .find(|s| name(s) == secret_name)
+    else {
+        return Some("x".repeat(64));
+    };
+    if let Some(value) = text(&secret["stringData"][key.as_str()]) {
+        return Some(value);
+    }
+    let data = text(&secret["data"][key.as_str()])?;
+    String::from_utf8(base64_decode(&data)?).ok()
+}
+
+/// Standard base64 (with padding), as Secrets' `data` holds it.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+    for b in text.trim().bytes().filter(|&b| b != b'=') {
+        let v = ALPHABET.iter().position(|&a| a == b)? as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 /// Loads `toml` as `stonegame serve --config` does, with `env` as the
@@ -1087,6 +1174,40 @@ fn every_rule_can_fail() {
             "does not load",
         ),
         (
+            "the token key as a literal",
+            |o| {
+                let d = object(o, "Deployment", "stonegame");
+                remove(d, &format!("{CONTAINER}.env.0.valueFrom"));
+                set(
+                    d,
+                    &format!("{CONTAINER}.env.0.value"),
+                    "0123456789abcdef0123456789abcdef0123456789",
+                );
+            },
+            "must come from a Secret",
+        ),
+        (
+            "no token key",
+            |o| {
+                remove(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.env"),
+                );
+            },
+            "must come from a Secret",
+        ),
+        (
+            "the token key in the ConfigMap",
+            |o| {
+                edit_config(
+                    o,
+                    "[play]",
+                    "[play]\ntoken_key = \"0123456789abcdef0123456789abcdef01\"",
+                );
+            },
+            "play.token_key must not be set in the ConfigMap",
+        ),
+        (
             "listen on loopback",
             |o| {
                 edit_config(o, "0.0.0.0:50051", "127.0.0.1:50051");
@@ -1361,5 +1482,24 @@ fn every_rule_can_fail() {
         silent.is_empty(),
         "breaks that no rule reported:\n  {}",
         silent.join("\n  ")
+    );
+}
+
+#[test]
+fn a_short_token_key_in_a_rendered_secret_is_reported() {
+    let mut objects = render(DEV.name);
+    assert!(violations(&objects, &DEV).is_empty());
+    let secret = objects
+        .iter_mut()
+        .find(|o| o["kind"].as_str() == Some("Secret"))
+        .expect("the dev overlay renders the token key's Secret");
+    // "short" in base64.
+    set(secret, "data.token-key", "c2hvcnQ=");
+    let found = violations(&objects, &DEV);
+    assert!(
+        found
+            .iter()
+            .any(|v| v.contains("must hold a token key of at least 32 bytes")),
+        "{found:?}"
     );
 }

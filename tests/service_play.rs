@@ -198,7 +198,7 @@ async fn small_rows_match_the_exhaustive_solver() {
                     break;
                 }
                 let next = s.state().await;
-                let last = next.last_move.clone().expect("a last move");
+                let last = next.last_move.expect("a last move");
                 let m = mv(last.r#move.as_ref().unwrap());
                 if truth.wins(&before) {
                     assert!(
@@ -256,7 +256,7 @@ async fn small_rows_match_the_exhaustive_solver() {
                 let m = moves[rng.random_range(0..moves.len())];
                 s.submit(state.ply, pb::Side::from(m.side), m.take).await;
                 state = s.state().await;
-                let last = state.last_move.clone().unwrap();
+                let last = state.last_move.unwrap();
                 assert_eq!(mv(last.r#move.as_ref().unwrap()), m);
                 let blunder = truth.wins(&now) && truth.wins(&after(&now, m));
                 assert_eq!(last.blunder, blunder, "{row:?} at {now:?}: {m:?}");
@@ -999,4 +999,142 @@ async fn move_timeouts_are_bounded_by_the_limit() {
         .await
         .unwrap();
     assert_eq!(over.reason, pb::EndReason::Timeout as i32);
+}
+
+/// Figures for docs/play.md (ignored by default; prints, asserts nothing
+/// about time):
+/// `cargo test --release --test service_play play_figures -- --ignored --nocapture`.
+/// For n = 1,000 and 200,000 (random piles up to 10^9): the time to the
+/// first GameState with the row swept and from the cache, the cached row's
+/// bytes, the memory the game reserves, and the streamed moves per second
+/// of a bot-against-bot game (strength 0.5, 20,000 moves) over loopback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn play_figures() {
+    use std::time::Instant;
+    let (server, mut client) = server_and_client(|_| {}).await;
+    let state = &server.state;
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for n in [1_000usize, 200_000] {
+        let row: Vec<u64> = (0..n)
+            .map(|_| rng.random_range(1..=1_000_000_000))
+            .collect();
+        let game = pb::StartGame {
+            strength: Some(0.5),
+            seed: 1,
+            analysis: true,
+            ..start(&row, Variant::TwoEnds, pb::Seat::None)
+        };
+        let mut firsts = Vec::new();
+        for _ in 0..2 {
+            let t = Instant::now();
+            let mut s = Stream::open(&mut client, Action::Start(game.clone()))
+                .await
+                .unwrap();
+            s.state().await;
+            firsts.push(t.elapsed());
+            let (cache, held) = (state.play.cache.stats(), state.piles_budget.in_flight());
+            let t = Instant::now();
+            let mut moves = 0u32;
+            while moves < 20_000 {
+                match s.next().await.unwrap() {
+                    Some(Event::State(_)) => moves += 1,
+                    _ => break,
+                }
+            }
+            let per_move = t.elapsed() / moves.max(1);
+            println!(
+                "n = {n}: first GameState after {:?}; cache {} rows, {} bytes; piles budget held {} ({} bytes); {:?} per streamed move ({moves} moves)",
+                firsts.last().unwrap(),
+                cache.entries,
+                cache.bytes,
+                held,
+                8 * held,
+                per_move
+            );
+            drop(s);
+        }
+        println!(
+            "n = {n}: hits {} misses {}",
+            Metrics::get(&server.metrics.play_row_cache_hits),
+            Metrics::get(&server.metrics.play_row_cache_misses)
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_deadline_ends_the_game_and_frees_it() {
+    let (server, mut client) = server_and_client(|_| {}).await;
+    let (tx, rx) = mpsc::channel(4);
+    tx.send(pb::PlayRequest {
+        action: Some(Action::Start(start(
+            &[4, 5, 6],
+            Variant::TwoEnds,
+            pb::Seat::First,
+        ))),
+    })
+    .await
+    .unwrap();
+    let mut request = tonic::Request::new(ReceiverStream::new(rx));
+    request.set_timeout(Duration::from_millis(300));
+    let mut events = client.play(request).await.unwrap().into_inner();
+    assert!(matches!(
+        events.message().await,
+        Ok(Some(pb::PlayEvent {
+            event: Some(Event::State(_))
+        }))
+    ));
+    // The client never moves (the move timeout is 5 minutes): the
+    // deadline ends the stream.
+    let status = match events.message().await {
+        Err(status) => status,
+        Ok(Some(e)) => panic!("{e:?}"),
+        Ok(None) => panic!("the stream ended OK"),
+    };
+    assert!(
+        matches!(status.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{status:?}"
+    );
+    common::eventually("the session is gone", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+            && server.state.play.sessions.in_flight() == 0
+    })
+    .await;
+    drop(tx);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_starts_on_one_new_row_sweep_it_once() {
+    let server = common::server(|_| {}).await;
+    let row: Vec<u64> = (0..3000).map(|i| 1 + (i * 7919) % 13).collect();
+    let mut tasks = Vec::new();
+    for _ in 0..6 {
+        let mut client = common::client(&server).await;
+        let row = row.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut s = Stream::open(
+                &mut client,
+                Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+            )
+            .await
+            .unwrap();
+            let state = s.state().await;
+            s.send(Action::Resign(pb::Resign {})).await;
+            s.over().await;
+            state.state_token
+        }));
+    }
+    let mut tokens = Vec::new();
+    for t in tasks {
+        tokens.push(t.await.unwrap());
+    }
+    // The same start: the same token, whichever game swept the row.
+    assert!(tokens.iter().all(|t| *t == tokens[0]));
+    assert_eq!(Metrics::get(&server.metrics.play_row_cache_misses), 1);
+    assert_eq!(Metrics::get(&server.metrics.play_row_cache_hits), 5);
+    assert_eq!(
+        Metrics::get(&server.metrics.cases_completed),
+        1,
+        "one sweep"
+    );
 }

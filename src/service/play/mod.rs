@@ -34,7 +34,9 @@ use crate::core::{Side, ValidRow, Variant};
 use crate::wire::convert::side_from_wire;
 
 use super::convert::{PlayStart, play_row};
-use super::limits::{AdmissionError, Budget, CancelFlag, GuardedStream, Reservation, cells_of};
+use super::limits::{
+    AdmissionError, Budget, CancelFlag, GuardedStream, Reservation, cells_of, deadline,
+};
 use super::pb;
 use super::pb::play_event::Event;
 use super::pb::play_request::Action;
@@ -83,6 +85,8 @@ pub fn play(
         .sessions
         .try_reserve(1)
         .map_err(|e| state.refused(e))?;
+    // A client deadline (grpc-timeout) bounds the whole game.
+    let deadline = deadline(request.metadata());
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
     let cancel = CancelFlag::new();
@@ -98,14 +102,20 @@ pub fn play(
             let _slot = slot;
             let _counted = state.metrics.play_session();
             let outcome = run(&state, inbound, &tx, &session_cancel).await;
-            state.metrics.play_game_ended(outcome.label());
-            tracing::Span::current().record("outcome", outcome.label());
+            let label = match outcome {
+                Some(outcome) => {
+                    state.metrics.play_game_ended(outcome.label());
+                    outcome.label()
+                }
+                None => "refused",
+            };
+            tracing::Span::current().record("outcome", label);
             tracing::info!("Play stream done");
         }
         .instrument(span),
     );
     Ok(Response::new(Box::pin(GuardedStream::new(
-        rx, &cancel, None, "the game",
+        rx, &cancel, deadline, "the game",
     ))))
 }
 
@@ -131,24 +141,25 @@ impl Outcome {
     }
 }
 
-/// Runs one session to its end.
+/// Runs one session to its end: how its game ended, `None` when no game
+/// began (a refused or missing first message, the client gone before it).
 async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::PlayRequest>,
     tx: &Tx,
     cancel: &CancelFlag,
-) -> Outcome {
+) -> Option<Outcome> {
     // The first message, within the default move timeout (a stream that
     // never starts a game would hold its slot forever).
     let wait = Duration::from_millis(u64::from(state.limits.play_move_timeout_ms.get()));
     let first = tokio::select! {
-        () = tx.closed() => return Outcome::Abandoned,
+        () = tx.closed() => return None,
         () = tokio::time::sleep(wait) => {
             let _ = tx.send(Err(Status::deadline_exceeded(format!(
                 "no StartGame or ResumeGame within {} ms (limits.play_move_timeout_ms)",
                 wait.as_millis()
             )))).await;
-            return Outcome::Abandoned;
+            return None;
         }
         first = inbound.message() => first,
     };
@@ -157,22 +168,22 @@ async fn run(
         Ok(None) => {
             let e = RequestError::NoStart("the end of the stream");
             let _ = tx.send(Err(e.into())).await;
-            return Outcome::Abandoned;
+            return None;
         }
-        Err(_) => return Outcome::Abandoned,
+        Err(_) => return None,
     };
     let mut session = match Session::begin(state, first, cancel).await {
         Ok(session) => session,
         Err(status) => {
             tracing::debug!(code = ?status.code(), message = status.message(), "Play refused");
             let _ = tx.send(Err(status)).await;
-            return Outcome::Abandoned;
+            return None;
         }
     };
     tracing::Span::current().record("piles", session.game.row().piles().len());
     let outcome = session.drive(&mut inbound, tx).await;
     tracing::Span::current().record("plies", session.game.ply());
-    outcome
+    Some(outcome)
 }
 
 /// The seat that moves at `ply`.
@@ -222,7 +233,9 @@ fn row_bytes_estimate(n: usize, variant: Variant) -> u64 {
         Variant::TwoEnds if n as usize <= crate::core::game::FULL_TABLE_MAX_PILES => 32 * n,
         Variant::TwoEnds => {
             let s = crate::core::game::DEFAULT_STRIDE as u64;
-            32 * n + (n / s) * (n / 2 + 24)
+            // Layer k keeps n − k + 1 cells at a nibble each: about n/4
+            // bytes on average over the n/s kept layers.
+            32 * n + (n / s) * (n / 4 + n / 8 + 24)
         }
     }
 }
@@ -288,7 +301,11 @@ impl Session {
                     seat: pb::Seat::try_from(game.seat).unwrap_or(pb::Seat::First),
                     strength: game.strength,
                     seed: game.seed,
-                    move_timeout_ms: game.move_timeout_ms,
+                    // This server's limit bounds it as a start's would be.
+                    move_timeout_ms: match game.move_timeout_ms {
+                        0 => limits.play_move_timeout_ms.get(),
+                        ms => ms.min(limits.play_move_timeout_ms.get()),
+                    },
                     analysis: game.analysis,
                 };
                 (start, Some(game), "resume")
@@ -404,7 +421,7 @@ impl Session {
                 last_move,
                 mover_wins,
                 winning_moves,
-                state_token: token.into(),
+                state_token: token,
             })),
         }
     }
