@@ -1,7 +1,8 @@
 //! Interop with the Python grpcio stack: a venv under target/ with grpcio,
 //! grpcio-tools, grpcio-health-checking and grpcio-reflection (created once,
 //! then reused), stubs generated from our .proto at test time, and
-//! tests/python/interop.py run against an in-process server.
+//! tests/python/interop.py run against an in-process server (Solve,
+//! SuggestMove, health, reflection and whole Play games with rejected moves).
 
 mod common;
 

@@ -2,7 +2,9 @@
 //! against an in-process server: closed and open loop send exactly the
 //! requests asked for (counted by the server), over the connections asked
 //! for; a refused request ends the test with its status; bad parameters are
-//! refused before anything is sent. No timing is asserted.
+//! refused before anything is sent; the Play modes (bot replies in
+//! concurrent games, self-played games) time exactly what was asked for.
+//! No timing is asserted.
 
 mod common;
 
@@ -10,7 +12,9 @@ use std::num::NonZero;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use stonegame::client::{ClientError, LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
+use stonegame::client::{
+    ClientError, LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest, selfplay,
+};
 use tonic::Code;
 
 fn completed(server: &stonegame::service::RunningServer) -> u64 {
@@ -183,4 +187,112 @@ async fn the_cli_reports_one_line_and_refuses_bad_rates() {
         assert_eq!(code, Some(1), "{bad}: {out}");
         assert!(err.contains("rate:"), "{bad}: {err}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_times_exactly_the_bot_replies_asked_for() {
+    let server = common::server(|_| {}).await;
+    let url = server.addr.to_string();
+    // Many short games (rows of 2 or 3 small piles), longer ones, more
+    // clients than connections, one client.
+    for (concurrency, connections, requests, piles, max_pile) in
+        [(6, 2, 200, 3, 5), (3, 0, 50, 30, 1000), (1, 1, 9, 2, 1)]
+    {
+        let spec = LoadSpec {
+            connections,
+            max_pile,
+            strength: Some(0.5),
+            ..LoadSpec::closed(LoadRpc::Play, concurrency, requests, piles)
+        };
+        let r = loadtest(&url, &spec).await.unwrap();
+        well_formed(&r, requests);
+        assert!(
+            r.games >= 1 && r.games <= requests + concurrency as u64,
+            "{r:?}"
+        );
+        if max_pile == 1 {
+            // Rows `1 1`: the client takes one pile, the bot the other.
+            assert_eq!(r.games, requests, "{r:?}");
+        }
+    }
+    // Games answer move by move: no open loop; a row needs two piles for
+    // every game to have a reply.
+    let mut spec = LoadSpec::closed(LoadRpc::Play, 2, 10, 1);
+    assert!(matches!(
+        loadtest(&url, &spec).await,
+        Err(ClientError::LoadSpec(LoadSpecError::PlayPiles))
+    ));
+    spec.piles = 5;
+    spec.rate = Some(100.0);
+    assert!(matches!(
+        loadtest(&url, &spec).await,
+        Err(ClientError::LoadSpec(LoadSpecError::PlayOpenLoop))
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn selfplay_counts_games_and_plies() {
+    let server = common::server(|_| {}).await;
+    let url = server.addr.to_string();
+    for concurrency in [1, 3] {
+        let spec = LoadSpec {
+            max_pile: 3,
+            ..LoadSpec::closed(LoadRpc::Play, concurrency, 5, 40)
+        };
+        let r = selfplay(&url, &spec).await.unwrap();
+        assert_eq!(r.games, 5);
+        // Every pile is taken, at most one stone a move.
+        assert!(r.plies >= 5 * 40 && r.plies <= 5 * 40 * 3, "{r:?}");
+        assert!(r.start_p50 <= r.start_max && r.per_ply() > Duration::ZERO);
+    }
+}
+
+/// `stonegame client loadtest --server URL ARGS` on a blocking thread
+/// (`args` separated by spaces).
+async fn loadtest_cli(url: &str, args: &str) -> (Option<i32>, String, String) {
+    let mut all: Vec<String> = ["client", "loadtest", "--server", url]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    all.extend(args.split(' ').map(|s| s.to_string()));
+    tokio::task::spawn_blocking(move || {
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        common::run_cli(&all, "")
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_reports_play_beside_the_floor() {
+    let server = common::server(|_| {}).await;
+    let url = format!("http://{}", server.addr);
+    let (code, out, err) = loadtest_cli(
+        &url,
+        "--rpc play --requests 60 --concurrency 4 --piles 6 --max-pile 9",
+    )
+    .await;
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("Health: 60 requests, 4 concurrent"),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("Play: 60 bot replies in "), "{out}");
+    assert!(
+        lines[1].contains("games of 6 piles (1..=9 stones), 4 concurrent"),
+        "{out}"
+    );
+    assert!(lines[2].starts_with("Play / Health: "), "{out}");
+    let (code, out, err) =
+        loadtest_cli(&url, "--rpc play-self --requests 2 --piles 20 --max-pile 2").await;
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with(
+            "PlaySelf: 2 games of 20 piles (1..=2 stones), bot against bot, 1 at a time"
+        ),
+        "{out}"
+    );
+    assert!(out.contains(" ns per move"), "{out}");
 }

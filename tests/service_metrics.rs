@@ -425,19 +425,7 @@ fn run_serve(
     metrics: bool,
     during: impl FnOnce(Option<SocketAddr>),
 ) -> Vec<String> {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_stonegame"));
-    command.arg("serve").args(args);
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command
-        .env_remove("RUST_LOG")
-        .env("STONEGAME_LOG__FILTER", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::serve_command(args, env).spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let mut seen = Vec::new();
     let mut metrics_addr = None;

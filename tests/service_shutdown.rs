@@ -5,7 +5,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::Ordering;
 
 use stonegame::client::Client;
@@ -18,22 +18,15 @@ use common::case;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_serves_and_exits_0_on_sigterm() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--metrics-listen",
-            "127.0.0.1:0",
-        ])
-        .env("STONEGAME_LOG__FORMAT", "json")
-        .env("STONEGAME_LOG__FILTER", "stonegame=debug")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
+    let mut child = common::serve_command(
+        &["--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0"],
+        &[
+            ("STONEGAME_LOG__FORMAT", "json"),
+            ("STONEGAME_LOG__FILTER", "stonegame=debug"),
+        ],
+    )
+    .spawn()
+    .expect("the binary starts");
     let stderr = child.stderr.take().unwrap();
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {

@@ -5,10 +5,14 @@
 //! * `suggest` — SuggestMove on one position;
 //! * `tables` — the `left` / `right` tables of a row;
 //! * `loadtest` — QPS and latency percentiles of SuggestMove (or health),
-//!   closed loop or open loop at a fixed rate (`--rate`);
+//!   closed loop or open loop at a fixed rate (`--rate`); bot replies per
+//!   second in Play games beside the health floor (`--rpc play`) and the
+//!   time per move of self-played games (`--rpc play-self`);
 //! * `check` — the Check RPC, with the verdict line and testlib exit code of
 //!   the offline `stonegame check` (a server that cannot be reached or
 //!   refuses the call is `FAIL …`, exit 3, like an unreadable file);
+//! * `play` — the terminal game of `stonegame play` over the Play RPC
+//!   (resumed on another stream if the replica fails; [`super::client_play`]);
 //! * `gen` — the Generate RPC, writing exactly the bytes of the offline
 //!   `stonegame gen` (input on stdout, answers to `--answers FILE`).
 //!
@@ -29,7 +33,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::client::{
     Client, ClientError, LoadReport, LoadRpc, LoadSpec, Notice, ReplicaStats, RetryPolicy,
-    SolveOptions, Target, loadtest, solve_case,
+    SelfPlayReport, SolveOptions, Target, loadtest, selfplay, solve_case,
 };
 use crate::core::Move;
 use crate::core::Variant;
@@ -55,6 +59,8 @@ pub enum ClientCommand {
     Check(RemoteCheckArgs),
     /// Generate OJ-format test data on the server.
     Gen(RemoteGenArgs),
+    /// Play a game against the server's bot in the terminal (Play RPC).
+    Play(super::client_play::ClientPlayArgs),
 }
 
 /// Arguments of `client check`: the server and those of `stonegame check`.
@@ -147,6 +153,15 @@ pub enum LoadRpcArg {
     Suggest,
     /// grpc.health.v1 Check (the floor).
     Health,
+    /// Whole games on Play streams (--concurrency games, default 64),
+    /// the client playing random legal moves: bot replies per second and
+    /// reply latency, after a health run of as many requests (the floor)
+    /// and beside it as a ratio.
+    Play,
+    /// Games of the bot against itself (SEAT_NONE, --requests games,
+    /// --concurrency at a time, default 1): the time per move after the
+    /// start.
+    PlaySelf,
 }
 
 /// Arguments of `client loadtest`.
@@ -158,9 +173,10 @@ pub struct LoadtestArgs {
     #[arg(long, value_enum, default_value = "suggest")]
     pub rpc: LoadRpcArg,
     /// Closed loop: concurrent clients, each sending its next request when
-    /// the last is answered. With --rate: the most requests outstanding.
-    #[arg(long, default_value_t = 32)]
-    pub concurrency: usize,
+    /// the last is answered (play: concurrent games). With --rate: the
+    /// most requests outstanding. Default 32 (play: 64, play-self: 1).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
     /// HTTP/2 connections the clients share (0: one per client).
     #[arg(long, default_value_t = 0)]
     pub connections: usize,
@@ -168,12 +184,18 @@ pub struct LoadtestArgs {
     /// whatever the answers (latency at a given load).
     #[arg(long, value_name = "QPS", allow_negative_numbers = true)]
     pub rate: Option<f64>,
-    /// Total requests.
+    /// Total requests (play: bot replies; play-self: games).
     #[arg(long, default_value_t = 20_000)]
     pub requests: u64,
-    /// Piles per SuggestMove row.
+    /// Piles per SuggestMove or Play row.
     #[arg(long, default_value_t = 100)]
     pub piles: usize,
+    /// The largest pile of the random rows (1..=this many stones each).
+    #[arg(long, default_value_t = 1000)]
+    pub max_pile: u64,
+    /// Play: the bot's strength in [0, 1] (default: the server's, 1).
+    #[arg(long, value_parser = super::interact::parse_strength)]
+    pub strength: Option<f64>,
 }
 
 /// Runs the command.
@@ -193,6 +215,7 @@ pub fn run(cmd: ClientCommand) -> ExitCode {
         ClientCommand::Loadtest(args) => runtime.block_on(run_loadtest(args)),
         ClientCommand::Check(args) => run_check(&runtime, &args),
         ClientCommand::Gen(args) => run_gen(&runtime, &args),
+        ClientCommand::Play(args) => super::client_play::run(&runtime, &args),
     }
 }
 
@@ -432,25 +455,85 @@ async fn run_tables(args: TablesArgs) -> ExitCode {
 }
 
 async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
-    let rpc = match args.rpc {
-        LoadRpcArg::Suggest => LoadRpc::Suggest,
-        LoadRpcArg::Health => LoadRpc::Health,
+    let (rpc, default_concurrency) = match args.rpc {
+        LoadRpcArg::Suggest => (LoadRpc::Suggest, 32),
+        LoadRpcArg::Health => (LoadRpc::Health, 32),
+        LoadRpcArg::Play | LoadRpcArg::PlaySelf => (LoadRpc::Play, 64),
     };
+    let self_play = matches!(args.rpc, LoadRpcArg::PlaySelf);
     let spec = LoadSpec {
         rpc,
-        concurrency: args.concurrency,
+        concurrency: args
+            .concurrency
+            .unwrap_or(if self_play { 1 } else { default_concurrency }),
         connections: args.connections,
         requests: args.requests,
         piles: args.piles,
+        max_pile: args.max_pile,
+        strength: args.strength,
         rate: args.rate,
     };
-    match loadtest(&args.server.server, &spec).await {
+    let server = args.server.server.as_str();
+    if self_play {
+        return match selfplay(server, &spec).await {
+            Ok(r) => {
+                println!("{}", selfplay_line(&spec, &r));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    if rpc == LoadRpc::Play {
+        // The floor first, with the same clients and connections.
+        if let Err(e) = spec.validate() {
+            return fail(e);
+        }
+        let floor_spec = LoadSpec {
+            rpc: LoadRpc::Health,
+            ..spec.clone()
+        };
+        let floor = match loadtest(server, &floor_spec).await {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        println!("{}", loadtest_line(&floor_spec, &floor));
+        return match loadtest(server, &spec).await {
+            Ok(r) => {
+                println!("{}", loadtest_line(&spec, &r));
+                println!(
+                    "Play / Health: {:.0} % (bot replies per second over the health check's QPS, \
+                     same clients)",
+                    100.0 * r.qps() / floor.qps()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    match loadtest(server, &spec).await {
         Ok(r) => {
             println!("{}", loadtest_line(&spec, &r));
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
     }
+}
+
+/// The line of `client loadtest --rpc play-self`.
+fn selfplay_line(spec: &LoadSpec, r: &SelfPlayReport) -> String {
+    format!(
+        "PlaySelf: {} games of {} piles (1..={} stones), bot against bot, {} at a time: \
+         start p50 {:.3} ms, max {:.3} ms; {} plies, {:.3} s after the starts, {:.0} ns per move",
+        r.games,
+        spec.piles.max(1),
+        spec.max_pile,
+        spec.concurrency.max(1),
+        r.start_p50.as_secs_f64() * 1e3,
+        r.start_max.as_secs_f64() * 1e3,
+        r.plies,
+        r.after_start.as_secs_f64(),
+        r.per_ply().as_secs_f64() * 1e9
+    )
 }
 
 /// The one-line summary `client loadtest` prints.
@@ -464,11 +547,25 @@ fn loadtest_line(spec: &LoadSpec, r: &LoadReport) -> String {
         ),
         (None, _) => format!("{} concurrent", spec.concurrency.max(1)),
     };
+    let what = match spec.rpc {
+        LoadRpc::Play => format!(
+            "{} bot replies in {} games of {} piles (1..={} stones)",
+            r.requests,
+            r.games,
+            spec.piles.max(1),
+            spec.max_pile
+        ),
+        _ => format!("{} requests", r.requests),
+    };
+    let unit = if spec.rpc == LoadRpc::Play {
+        "replies/s"
+    } else {
+        "QPS"
+    };
     format!(
-        "{:?}: {} requests, {mode}, {} connections, {:.0} QPS, p50 {:.3} ms, p90 {:.3} ms, \
+        "{:?}: {what}, {mode}, {} connections, {:.0} {unit}, p50 {:.3} ms, p90 {:.3} ms, \
          p99 {:.3} ms, p99.9 {:.3} ms, max {:.3} ms",
         spec.rpc,
-        r.requests,
         spec.connection_count(),
         r.qps(),
         ms(r.p50),

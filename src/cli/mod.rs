@@ -10,12 +10,14 @@ use clap::{Parser, Subcommand};
 pub mod bench;
 pub mod check;
 pub mod client;
+pub mod client_play;
 pub mod generate;
 pub mod interact;
 pub mod play;
 pub mod serve;
 pub mod solve;
 pub mod suggest;
+pub mod tabletop;
 
 /// Judge and strategy oracle for the "take stones from either end" game.
 #[derive(Debug, Parser)]

@@ -1,5 +1,7 @@
 //! Load tests of a running server: QPS and latency percentiles of
-//! SuggestMove, or of the health check (the floor of any RPC).
+//! SuggestMove, or of the health check (the floor of any RPC), or bot
+//! replies per second in whole games of the Play RPC
+//! ([`LoadRpc::Play`], closed loop only; [`super::playload`]).
 //!
 //! Two ways to send ([`LoadSpec`]):
 //!
@@ -34,6 +36,9 @@ pub enum LoadRpc {
     Suggest,
     /// grpc.health.v1 Check: the floor.
     Health,
+    /// Whole games on Play streams, one per client, the client playing
+    /// random legal moves: a "request" is one bot reply.
+    Play,
 }
 
 /// What a load test sends, and how.
@@ -49,8 +54,13 @@ pub struct LoadSpec {
     pub connections: usize,
     /// Requests in all.
     pub requests: u64,
-    /// Piles of each SuggestMove row (random, 1..=1000 stones).
+    /// Piles of each SuggestMove or Play row (random, 1..=`max_pile`
+    /// stones).
     pub piles: usize,
+    /// The largest pile of a random row (1000 unless set).
+    pub max_pile: u64,
+    /// Play: the bot's strength (`None`: the server's default, 1).
+    pub strength: Option<f64>,
     /// Open loop at this many requests per second; `None`: closed loop.
     pub rate: Option<f64>,
 }
@@ -64,6 +74,15 @@ pub enum LoadSpecError {
     /// No requests.
     #[error("requests: a load test needs at least one request")]
     NoRequests,
+    /// Play is measured in closed loop only.
+    #[error("rate: Play is measured in closed loop only (games answer move by move)")]
+    PlayOpenLoop,
+    /// The largest pile is 0.
+    #[error("max pile: a pile needs at least 1 stone")]
+    MaxPile,
+    /// Play rows need two piles (so that every game has a bot reply).
+    #[error("piles: Play rows need at least 2 piles (every game then has a bot reply)")]
+    PlayPiles,
 }
 
 impl LoadSpec {
@@ -75,6 +94,8 @@ impl LoadSpec {
             connections: 0,
             requests,
             piles,
+            max_pile: 1000,
+            strength: None,
             rate: None,
         }
     }
@@ -88,6 +109,15 @@ impl LoadSpec {
         }
         if self.requests == 0 {
             return Err(LoadSpecError::NoRequests);
+        }
+        if self.rpc == LoadRpc::Play && self.rate.is_some() {
+            return Err(LoadSpecError::PlayOpenLoop);
+        }
+        if self.rpc == LoadRpc::Play && self.piles < 2 {
+            return Err(LoadSpecError::PlayPiles);
+        }
+        if self.max_pile == 0 {
+            return Err(LoadSpecError::MaxPile);
         }
         Ok(())
     }
@@ -106,8 +136,10 @@ impl LoadSpec {
 /// loop: its scheduled start) to its answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadReport {
-    /// Requests answered.
+    /// Requests answered (Play: bot replies).
     pub requests: u64,
+    /// Play: games started (0 for the other RPCs).
+    pub games: u64,
     /// Wall time from the first request's start to the last answer.
     pub elapsed: Duration,
     /// Median latency.
@@ -147,6 +179,7 @@ impl LoadReport {
         };
         LoadReport {
             requests: latencies.len() as u64,
+            games: 0,
             elapsed,
             p50: pct(0.50),
             p90: pct(0.90),
@@ -167,11 +200,12 @@ enum Request {
 }
 
 impl Request {
-    /// Request `k` for `rpc` (a SuggestMove row of `piles` random piles).
-    fn new(rpc: LoadRpc, k: u64, piles: usize) -> Request {
+    /// Request `k` for `rpc` (a SuggestMove row of `piles` random piles
+    /// up to `max_pile`); Play is not sent request by request.
+    fn new(rpc: LoadRpc, k: u64, piles: usize, max_pile: u64) -> Request {
         match rpc {
-            LoadRpc::Suggest => Request::Suggest(row(k, piles)),
-            LoadRpc::Health => Request::Health,
+            LoadRpc::Suggest => Request::Suggest(row(k, piles, max_pile)),
+            LoadRpc::Health | LoadRpc::Play => Request::Health,
         }
     }
 
@@ -188,11 +222,12 @@ impl Request {
     }
 }
 
-/// The row of request `k` (the same for every run).
-fn row(k: u64, piles: usize) -> Vec<u64> {
+/// The row of request `k` (the same for every run): `piles` piles of
+/// 1..=`max_pile` stones.
+pub(super) fn row(k: u64, piles: usize, max_pile: u64) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(k);
     (0..piles.max(1))
-        .map(|_| rng.random_range(1..=1000))
+        .map(|_| rng.random_range(1..=max_pile.max(1)))
         .collect()
 }
 
@@ -204,6 +239,7 @@ pub async fn loadtest(url: &str, spec: &LoadSpec) -> Result<LoadReport, ClientEr
         connections.push(Client::connect(url).await?);
     }
     match spec.rate {
+        None if spec.rpc == LoadRpc::Play => super::playload::bot_replies(connections, spec).await,
         None => closed_loop(connections, spec).await,
         Some(rate) => open_loop(connections, spec, rate).await,
     }
@@ -211,7 +247,7 @@ pub async fn loadtest(url: &str, spec: &LoadSpec) -> Result<LoadReport, ClientEr
 
 async fn closed_loop(connections: Vec<Client>, spec: &LoadSpec) -> Result<LoadReport, ClientError> {
     let clients = spec.concurrency.max(1) as u64;
-    let (rpc, piles) = (spec.rpc, spec.piles);
+    let (rpc, piles, max_pile) = (spec.rpc, spec.piles, spec.max_pile);
     let started = Instant::now();
     // The clients are futures of this one task (no task hand-offs on the
     // client side).
@@ -223,7 +259,7 @@ async fn closed_loop(connections: Vec<Client>, spec: &LoadSpec) -> Result<LoadRe
             let mut latencies = Vec::with_capacity(mine as usize);
             for i in 0..mine {
                 // Built before the clock starts: only the RPC is timed.
-                let request = Request::new(rpc, c + i * clients, piles);
+                let request = Request::new(rpc, c + i * clients, piles, max_pile);
                 let t = Instant::now();
                 request.send(&mut client).await?;
                 latencies.push(t.elapsed());
@@ -243,7 +279,7 @@ async fn open_loop(
     spec: &LoadSpec,
     rate: f64,
 ) -> Result<LoadReport, ClientError> {
-    let (rpc, piles, requests) = (spec.rpc, spec.piles, spec.requests);
+    let (rpc, piles, max_pile, requests) = (spec.rpc, spec.piles, spec.max_pile, spec.requests);
     let outstanding = Arc::new(Semaphore::new(spec.concurrency.max(1)));
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Result<Duration, ClientError>>();
     let runtime = tokio::runtime::Handle::current();
@@ -255,7 +291,7 @@ async fn open_loop(
         let mut max_lag = Duration::ZERO;
         for k in 0..requests {
             // Built while waiting for its time: only the RPC is timed.
-            let request = Request::new(rpc, k, piles);
+            let request = Request::new(rpc, k, piles, max_pile);
             let due = started + Duration::from_secs_f64(k as f64 / rate);
             let now = Instant::now();
             if due > now {
@@ -350,15 +386,26 @@ mod tests {
         }
         spec.rate = Some(1000.0);
         assert_eq!(spec.validate(), Ok(()));
+        spec.rpc = LoadRpc::Play;
+        assert_eq!(spec.validate(), Err(LoadSpecError::PlayOpenLoop));
+        spec.rate = None;
+        spec.piles = 1;
+        assert_eq!(spec.validate(), Err(LoadSpecError::PlayPiles));
+        spec.piles = 100;
+        spec.rate = None;
+        assert_eq!(spec.validate(), Ok(()));
+        spec.max_pile = 0;
+        assert_eq!(spec.validate(), Err(LoadSpecError::MaxPile));
         spec.requests = 0;
         assert_eq!(spec.validate(), Err(LoadSpecError::NoRequests));
     }
 
     #[test]
     fn rows_are_reproducible() {
-        assert_eq!(row(5, 100), row(5, 100));
-        assert_ne!(row(5, 100), row(6, 100));
-        assert!(row(1, 100).iter().all(|&a| (1..=1000).contains(&a)));
-        assert_eq!(row(1, 0).len(), 1);
+        assert_eq!(row(5, 100, 1000), row(5, 100, 1000));
+        assert_ne!(row(5, 100, 1000), row(6, 100, 1000));
+        assert!(row(1, 100, 1000).iter().all(|&a| (1..=1000).contains(&a)));
+        assert!(row(1, 100, 3).iter().all(|&a| (1..=3).contains(&a)));
+        assert_eq!(row(1, 0, 1000).len(), 1);
     }
 }

@@ -14,9 +14,13 @@
 //!   alternately in [`CHECK_CHUNK`]-byte chunks, and returns the checker's
 //!   report; [`Client::generate`] opens a Generate stream for a
 //!   [`GenSpec`].
+//! * [`Client::play`] starts a whole game on a Play stream and
+//!   [`Client::resume_play`] continues one from a state token
+//!   ([`PlaySession`], [`play`]).
 //! * [`loadtest`] measures QPS and latency percentiles of SuggestMove (or of
 //!   the health check, the floor), closed loop with many concurrent clients
-//!   or open loop at a fixed rate ([`load`]).
+//!   or open loop at a fixed rate ([`load`]), and bot replies per second
+//!   in whole Play games beside per-move server time ([`playload`]).
 //!
 //! Replicas ([`target`], [`resolve`], [`replicated`]; docs/replicas.md): a
 //! client connects to one URL (one connection, as `http://HOST:PORT`
@@ -46,12 +50,16 @@ use crate::wire::pb::stone_game_client::StoneGameClient;
 use crate::wire::{LeWidth, MAX_FRAME_SIZE, pb, piles_to_le, unpack_code};
 
 pub mod load;
+pub mod play;
+pub mod playload;
 pub mod replicated;
 pub mod resolve;
 pub mod schedule;
 pub mod target;
 
 pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
+pub use play::{GameSpec, PlayEvent, PlaySession, Seat};
+pub use playload::{SelfPlayReport, selfplay};
 pub use replicated::{Notice, SolveOptions, SolveRun};
 pub use resolve::{ReplicaSet, Replicas};
 pub use schedule::{ReplicaStats, RetryPolicy};

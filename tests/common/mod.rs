@@ -120,21 +120,46 @@ pub fn parse_answers(answers: &str) -> Vec<bool> {
 
 // ---- the built binary ----
 
-/// Runs the built `stonegame` binary with `args`, `stdin` piped in.
-pub fn run_binary(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    use std::io::Write;
+/// The built `stonegame` binary started with `args`, its stdin, stdout
+/// and stderr piped.
+pub fn spawn_piped(args: &[&str]) -> std::process::Child {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonegame"))
+    Command::new(env!("CARGO_BIN_EXE_stonegame"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the binary runs");
+        .expect("the binary runs")
+}
+
+/// Runs the built `stonegame` binary with `args`, `stdin` piped in.
+pub fn run_binary(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = spawn_piped(args);
     let mut input = child.stdin.take().expect("piped stdin");
     input.write_all(stdin).expect("write stdin");
     drop(input);
     child.wait_with_output().expect("the binary exits")
+}
+
+/// `stonegame serve ARGS` with `env` (after a `warn` log filter, without
+/// `RUST_LOG`): stdin and stdout null, stderr piped, not yet spawned.
+pub fn serve_command(args: &[&str], env: &[(&str, &str)]) -> std::process::Command {
+    use std::process::{Command, Stdio};
+    let mut command = Command::new(env!("CARGO_BIN_EXE_stonegame"));
+    command
+        .arg("serve")
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("STONEGAME_LOG__FILTER", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command
 }
 
 /// [`run_binary`] on text: (exit code, stdout, stderr).

@@ -8,7 +8,12 @@ same rows as `piles` and as `piles_le`, invalid cases among valid ones) and
 SuggestMove and checks the answers against an independent O(n^2)
 implementation of docs/game.md §1 written here; checks
 grpc.health.v1 (grpcio-health-checking); lists stonegame.v1.StoneGame
-through server reflection (grpcio-reflection) and fetches its file.
+through server reflection (grpcio-reflection) and fetches its file; plays
+whole games on the Play stream (a bidirectional stream fed from a queue):
+the client takes the first seat on won rows with analysis on, checks each
+GameState's winning moves against the O(n^2) implementation here, plays
+the first of them until the GameOver names it the winner, and has one bad
+move of each of two kinds refused (MoveRejected) on the way.
 Exits non-zero with a message on the first failure.
 """
 
@@ -66,6 +71,78 @@ def spec_winning_moves(a):
     if right[0][n - 2] < a[-1]:
         out.append(("right", right[0][n - 2]))
     return out
+
+
+def play_game(pb, stub, row, seed, bad_moves, names):
+    """Plays `row` in the first seat with analysis on, always the first
+    winning move; with `bad_moves`, first a take of too many stones and a
+    move for a stale ply, both refused. Returns the MoveRejected count."""
+    import queue
+
+    requests = queue.Queue()
+
+    def feed():
+        while True:
+            item = requests.get()
+            if item is None:
+                return
+            yield item
+
+    def submit(state, side, take, ply=None):
+        move = pb.Move(side=side, take=take)
+        ply = state.ply if ply is None else ply
+        requests.put(pb.PlayRequest(move=pb.SubmitMove(ply=ply, move=move)))
+
+    start = pb.StartGame(
+        piles=row, client_seat=pb.SEAT_FIRST, analysis=True, seed=seed
+    )
+    requests.put(pb.PlayRequest(start=start))
+    bad = ["too_many", "stale"] if bad_moves else []
+    rejected = 0
+    state = None
+    over = None
+    for event in stub.Play(feed(), timeout=60):
+        kind = event.WhichOneof("event")
+        if kind == "over":
+            over = event.over
+            requests.put(None)
+            continue
+        check(over is None, "no event after the GameOver")
+        if kind == "rejected":
+            rejected += 1
+            r = event.rejected
+            want = {
+                "too_many": pb.REJECT_REASON_TAKE_TOO_MANY,
+                "stale": pb.REJECT_REASON_STALE_PLY,
+            }[bad.pop(0)]
+            check(r.reason == want, "reject reason %d, not %d: %s" % (r.reason, want, r.message))
+            check(r.expected_ply == state.ply, "expected ply %d" % r.expected_ply)
+        else:
+            state = event.state
+            if state.left_size == 0 or state.to_move != pb.SEAT_FIRST:
+                continue
+            # The live row: the original piles first..last, ends replaced.
+            live = list(row[state.first_pile : state.last_pile + 1])
+            live[0] = state.left_size
+            live[-1] = state.right_size
+            want = spec_winning_moves(live)
+            got = [(names[m.side], m.remaining) for m in state.winning_moves]
+            check(got == want, "winning moves of %s at ply %d: %s vs %s" % (live, state.ply, got, want))
+            check(state.mover_wins and want, "the client keeps a won game at ply %d" % state.ply)
+            check(len(state.state_token) <= 128, "token length %d" % len(state.state_token))
+        if bad:
+            if bad[0] == "too_many":
+                submit(state, pb.SIDE_LEFT, state.left_size + 1)
+            else:
+                submit(state, pb.SIDE_LEFT, 1, ply=state.ply + 2)
+            continue
+        m = state.winning_moves[0]
+        submit(state, m.side, m.take)
+    check(over is not None, "the game on %s ended with a GameOver" % row)
+    check(over.winner == pb.SEAT_FIRST, "the client won %s: %s" % (row, over))
+    check(over.reason == pb.END_REASON_NO_MOVES, "by taking the last pile: %s" % over)
+    check(state is not None and over.plies == state.ply, "plies %d" % over.plies)
+    return rejected
 
 
 def check(cond, what):
@@ -221,6 +298,14 @@ def main():
     except grpc.RpcError as e:
         check(e.code() == grpc.StatusCode.INVALID_ARGUMENT, "strength: %s" % e.code())
 
+    # Play: whole games, the client playing the winning moves.
+    won = [row for row in rows[:60] if spec_winning_moves(row)][:6]
+    check(len(won) >= 3, "won rows: %d" % len(won))
+    total_rejected = 0
+    for k, row in enumerate(won):
+        total_rejected += play_game(pb, stub, row, seed=k, bad_moves=(k == 0), names=side_names)
+    check(total_rejected == 2, "rejected moves: %d" % total_rejected)
+
     # Health.
     health = health_pb2_grpc.HealthStub(channel)
     for service in ["", "stonegame.v1.StoneGame"]:
@@ -247,8 +332,8 @@ def main():
     files = answers[1].file_descriptor_response.file_descriptor_proto
     check(len(files) >= 1, "reflection returns the file of stonegame.v1.StoneGame")
     print(
-        "interop OK: %d cases (and as piles_le), %d losses, services %s"
-        % (len(rows), losses, names)
+        "interop OK: %d cases (and as piles_le), %d losses, %d Play games won, services %s"
+        % (len(rows), losses, len(won), names)
     )
 
 
