@@ -6,10 +6,12 @@
 //!
 //! Holds: no panic; the pieces change nothing (same cases, same errors);
 //! the cases and the first error are exactly what a plain
-//! `split_ascii_whitespace` + `u64::from_str` reading of the format gives;
+//! `split_ascii_whitespace` + `u64::from_str` reading of the format gives
+//! (tokens of any length: `+0…01` is 1);
 //! every error names `line L, column C` inside the file, pointing at the
 //! start of the offending token (or just past the end of the input for a
-//! missing one), with the case (and pile) it is in; every row read has
+//! missing one), with the case (and pile) it is in, and the token's kind
+//! (negative, not a number, too large) right, read from all its bytes; every row read has
 //! verdicts equal to the exhaustive solver's or the O(n²) tables' (both
 //! variants, first 64 cases).
 #![no_main]
@@ -93,6 +95,27 @@ fn assert_placed(text: &[u8], message: &str, kind: &OjErrorKind) {
             "{message}"
         );
         assert!(at == 0 || text[at - 1].is_ascii_whitespace(), "{message}");
+        // The token's kind, read from all of its bytes.
+        let token = text[at..].split(u8::is_ascii_whitespace).next().unwrap();
+        let digits = |t: &[u8]| !t.is_empty() && t.iter().all(u8::is_ascii_digit);
+        let unsigned = token.strip_prefix(b"+").unwrap_or(token);
+        let negative = token.strip_prefix(b"-").is_some_and(digits);
+        // The value, saturated at 2^64 (as u128).
+        let value = || {
+            unsigned
+                .iter()
+                .fold(0u128, |v, &d| (v * 10 + u128::from(d - b'0')).min(1 << 64))
+        };
+        match kind {
+            OjErrorKind::Negative { .. } => assert!(negative, "{message}"),
+            OjErrorKind::NotANumber { .. } => {
+                assert!(!negative && !digits(unsigned), "{message}")
+            }
+            OjErrorKind::TooLarge { max, .. } => {
+                assert!(digits(unsigned) && value() > u128::from(*max), "{message}")
+            }
+            _ => {}
+        }
     }
 }
 
@@ -103,9 +126,6 @@ fn reference(text: &[u8], max: usize) -> (Vec<Vec<u64>>, bool) {
         .filter(|t| !t.is_empty());
     let mut number = |limit: u64| -> Option<u64> {
         let t = tokens.next()?;
-        if t.len() > 40 {
-            return None;
-        }
         let v: u64 = std::str::from_utf8(t).ok()?.parse().ok()?;
         (v <= limit).then_some(v)
     };
