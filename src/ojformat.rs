@@ -100,6 +100,43 @@ struct Tokenizer<R> {
     column: u64,
     token: Vec<u8>,
     token_len: usize,
+    /// The whole token (not only its kept bytes) read as a number: whether
+    /// it is an optional sign and then only digits, and their value
+    /// (`None` past `u64::MAX`), so a long token is classified by all of
+    /// its bytes (`0…01` of any length is 1, `1…1x` is not a number).
+    number: TokenNumber,
+}
+
+/// A token read as a number, byte by byte.
+#[derive(Debug, Clone, Copy)]
+struct TokenNumber {
+    sign: Option<u8>,
+    digits: usize,
+    only_digits: bool,
+    value: Option<u64>,
+}
+
+impl TokenNumber {
+    const START: TokenNumber = TokenNumber {
+        sign: None,
+        digits: 0,
+        only_digits: true,
+        value: Some(0),
+    };
+
+    fn push(&mut self, b: u8, first: bool) {
+        if first && (b == b'+' || b == b'-') {
+            self.sign = Some(b);
+        } else if b.is_ascii_digit() {
+            self.digits += 1;
+            self.value = self
+                .value
+                .and_then(|v| v.checked_mul(10))
+                .and_then(|v| v.checked_add(u64::from(b - b'0')));
+        } else {
+            self.only_digits = false;
+        }
+    }
 }
 
 impl<R: BufRead> Tokenizer<R> {
@@ -110,6 +147,7 @@ impl<R: BufRead> Tokenizer<R> {
             column: 1,
             token: Vec::with_capacity(32),
             token_len: 0,
+            number: TokenNumber::START,
         }
     }
 
@@ -119,6 +157,7 @@ impl<R: BufRead> Tokenizer<R> {
     fn next(&mut self) -> io::Result<Option<Position>> {
         self.token.clear();
         self.token_len = 0;
+        self.number = TokenNumber::START;
         let mut start = None;
         loop {
             let buf = match self.input.fill_buf() {
@@ -158,6 +197,9 @@ impl<R: BufRead> Tokenizer<R> {
                 .unwrap_or(rest.len());
             let keep = len.min((MAX_TOKEN_SHOWN + 1).saturating_sub(self.token.len()));
             self.token.extend_from_slice(&rest[..keep]);
+            for (k, &b) in rest[..len].iter().enumerate() {
+                self.number.push(b, self.token_len == 0 && k == 0);
+            }
             self.token_len += len;
             self.column += len as u64;
             let done = len < rest.len();
@@ -177,14 +219,13 @@ impl<R: BufRead> Tokenizer<R> {
         s
     }
 
-    /// Parses the current token as an unsigned number ≤ `max`.
+    /// Parses the current token as an unsigned number ≤ `max` (an optional
+    /// `+`, then digits; leading zeros are fine).
     fn number(&self, what: &dyn Fn() -> String, max: u64) -> Result<u64, OjErrorKind> {
-        let bytes = &self.token;
-        let digits = bytes.strip_prefix(b"+").unwrap_or(bytes);
-        let all_digits = !digits.is_empty() && digits.iter().all(u8::is_ascii_digit);
-        if !all_digits {
-            let neg =
-                bytes.len() > 1 && bytes[0] == b'-' && bytes[1..].iter().all(u8::is_ascii_digit);
+        let n = self.number;
+        let all_digits = n.only_digits && n.digits > 0;
+        if !all_digits || n.sign == Some(b'-') {
+            let neg = all_digits && n.sign == Some(b'-');
             return Err(if neg {
                 OjErrorKind::Negative {
                     what: what(),
@@ -202,20 +243,10 @@ impl<R: BufRead> Tokenizer<R> {
             token: self.token_text(),
             max,
         };
-        if self.token_len > MAX_TOKEN_SHOWN {
-            return Err(too_large());
+        match n.value {
+            Some(v) if v <= max => Ok(v),
+            _ => Err(too_large()),
         }
-        let mut v: u64 = 0;
-        for &d in digits {
-            v = v
-                .checked_mul(10)
-                .and_then(|v| v.checked_add(u64::from(d - b'0')))
-                .ok_or_else(too_large)?;
-        }
-        if v > max {
-            return Err(too_large());
-        }
-        Ok(v)
     }
 }
 
@@ -423,5 +454,65 @@ impl<R: BufRead> Iterator for OjReader<R> {
     type Item = Result<OjCase, OjError>;
     fn next(&mut self) -> Option<Self::Item> {
         self.next_case()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first error reading `text`, as its message.
+    fn first_error(text: &str) -> String {
+        match OjReader::new(text.as_bytes()) {
+            Err(e) => e.to_string(),
+            Ok(mut r) => r
+                .find_map(Result::err)
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn rows(text: &str) -> Vec<Vec<u64>> {
+        OjReader::new(text.as_bytes())
+            .unwrap()
+            .map(|c| c.unwrap().piles.into_vec())
+            .collect()
+    }
+
+    #[test]
+    fn long_tokens_are_read_whole() {
+        // Found by fuzz/fuzz_targets/ojformat.rs: a token longer than the
+        // 40 bytes kept for messages was "larger than" the maximum whatever
+        // it held.
+        let zeros = "0".repeat(60);
+        assert_eq!(rows(&format!("1\n2\n+{zeros}1 {zeros}7\n")), [vec![1, 7]]);
+        assert_eq!(rows(&format!("{zeros}1\n1\n1\n")), [vec![1]]);
+        let e = first_error(&format!("1\n1\n{}x\n", "1".repeat(50)));
+        assert!(e.contains("line 3, column 1"), "{e}");
+        assert!(e.contains("which is not a number"), "{e}");
+        let e = first_error(&format!("1\n1\n-{}x\n", "1".repeat(50)));
+        assert!(e.contains("which is not a number"), "{e}");
+        let e = first_error(&format!("1\n1\n-{}\n", "1".repeat(50)));
+        assert!(e.contains("which is negative"), "{e}");
+        let e = first_error(&format!("1\n1\n{}\n", "9".repeat(50)));
+        assert!(e.contains("larger than 9223372036854775807"), "{e}");
+        let e = first_error(&format!("1\n1\n{zeros}9223372036854775808\n"));
+        assert!(e.contains("larger than 9223372036854775807"), "{e}");
+        assert_eq!(
+            rows(&format!("1\n1\n{zeros}9223372036854775807\n")),
+            [vec![9223372036854775807]]
+        );
+    }
+
+    #[test]
+    fn tokens_cut_by_the_buffer_are_read_whole() {
+        // A 1-byte buffer cuts every token into pieces.
+        let text = format!("2\n2\n+{}5 -0\n", "0".repeat(45));
+        let mut r = OjReader::new(io::BufReader::with_capacity(1, text.as_bytes())).unwrap();
+        let e = r.next().unwrap().unwrap_err();
+        assert!(matches!(e.kind, OjErrorKind::Negative { .. }), "{e}");
+        assert_eq!((e.pile, e.position.column), (Some(2), 49));
+        let mut r = OjReader::new(io::BufReader::with_capacity(1, &b"1\n1\n+00012\n"[..])).unwrap();
+        assert_eq!(r.next().unwrap().unwrap().piles.into_vec(), [12]);
     }
 }

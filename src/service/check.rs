@@ -192,6 +192,12 @@ impl Pipes {
         }
     }
 
+    /// A guard for the checking job: when it is dropped (the check returned
+    /// or panicked), chunks pushed from then on are dropped.
+    pub fn finish_on_drop(&self) -> FinishOnDrop {
+        FinishOnDrop(Arc::clone(&self.shared))
+    }
+
     /// Ends both files (the client's stream ended).
     pub fn close(&self) {
         let mut inner = self.shared.lock();
@@ -283,8 +289,10 @@ impl Read for PipeReader {
     }
 }
 
-/// Marks the pipes finished when the check returns (or panics).
-struct FinishOnDrop(Arc<Shared>);
+/// Marks the pipes finished when the check returns (or panics):
+/// [`Pipes::finish_on_drop`].
+#[derive(Debug)]
+pub struct FinishOnDrop(Arc<Shared>);
 
 impl Drop for FinishOnDrop {
     fn drop(&mut self) {
@@ -329,7 +337,7 @@ async fn run(
     let (pipes, input, answer) =
         Pipes::new(state.limits.max_check_bytes.get(), state.cancel_all.clone());
     let job_state = Arc::clone(state);
-    let finished = FinishOnDrop(Arc::clone(&pipes.shared));
+    let finished = pipes.finish_on_drop();
     // The job holds the RPC's slot until it really ends, even after the
     // client went away.
     let mut job = tokio::task::spawn_blocking(move || {
@@ -357,8 +365,13 @@ async fn run(
     }
 }
 
-/// Checks the message's variant and pushes its chunk into its pipe.
-async fn route(pipes: &Pipes, message: pb::CheckRequest, variant: Variant) -> Result<(), Status> {
+/// Checks the message's variant (`variant`: the first message's) and
+/// pushes its chunk into its pipe.
+pub async fn route(
+    pipes: &Pipes,
+    message: pb::CheckRequest,
+    variant: Variant,
+) -> Result<(), Status> {
     if message.variant != 0 && message.variant != pb::Variant::from(variant) as i32 {
         return Err(RequestError::VariantChanged {
             first: variant,
