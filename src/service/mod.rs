@@ -15,6 +15,9 @@
 //!   wrapper counting RPCs, and the `/metrics` HTTP listener;
 //! * [`server`] — the transport: building and serving with health,
 //!   reflection and graceful shutdown, dispatching to the handlers;
+//! * [`tls`] — TLS and mTLS on the gRPC listener, certificates re-read
+//!   when they change; [`auth`] — bearer tokens in front of the StoneGame
+//!   RPCs; [`reload`] — the polling both re-read their files with;
 //! * [`telemetry`] — logging;
 //! * [`alloc`] — malloc tuning for processes moving many large messages.
 //!
@@ -25,18 +28,21 @@
 //! runtime's threads.
 
 pub mod alloc;
+pub mod auth;
 pub mod check;
 pub mod config;
 pub mod convert;
 pub mod generate;
 pub mod limits;
 pub mod metrics;
+pub mod reload;
 pub mod server;
 pub mod solve;
 pub mod state;
 pub mod suggest;
 pub mod tables;
 pub mod telemetry;
+pub mod tls;
 pub mod validate;
 
 /// The generated `stonegame.v1` types, client and server (they live in

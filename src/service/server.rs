@@ -37,7 +37,13 @@ use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
+use super::auth::{self, Authenticate};
+use super::tls::{self, Conn};
 use super::{check, generate, solve, suggest, tables};
+
+/// The accepted connections, plaintext or after their TLS handshake.
+type Incoming =
+    std::pin::Pin<Box<dyn futures::Stream<Item = Result<Conn, std::io::Error>> + Send>>;
 
 /// The fully qualified name of the service, as health and reflection know it.
 pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
@@ -86,6 +92,12 @@ pub enum ServeError {
     /// The transport failed.
     #[error("the server failed: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The TLS certificates cannot be used.
+    #[error(transparent)]
+    Tls(#[from] super::tls::TlsError),
+    /// The tokens file cannot be used.
+    #[error(transparent)]
+    Auth(#[from] super::auth::AuthError),
     /// The server task panicked or was aborted.
     #[error("the server task failed: {0}")]
     Join(#[from] tokio::task::JoinError),
@@ -298,10 +310,31 @@ async fn start_with_signal(
     };
 
     let state = Arc::new(State::new(config)?);
+    // The files are checked before anything is served: an error names the
+    // file and the server does not start.
+    let tls = if config.tls.enabled() {
+        Some(tls::load(&config.tls, &state.metrics)?)
+    } else {
+        None
+    };
+    let auth = if config.auth.tokens_file.is_empty() {
+        None
+    } else {
+        Some(auth::load(&config.auth, &state.metrics)?)
+    };
     let metrics = Arc::clone(&state.metrics);
-    let incoming = TcpIncoming::from(listener)
-        .with_nodelay(Some(true))
-        .map(move |accepted| accepted.map(|io| CountedConn::new(io, &metrics)));
+    let incoming: Incoming = match &tls {
+        Some(tls) => Box::pin(tls::incoming(
+            listener,
+            Arc::clone(&tls.certificates),
+            Arc::clone(&metrics),
+        )),
+        None => Box::pin(
+            TcpIncoming::from(listener)
+                .with_nodelay(Some(true))
+                .map(move |accepted| accepted.map(|io| Conn::Plain(CountedConn::new(io, &metrics)))),
+        ),
+    };
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_service_status(SERVICE_NAME, ServingStatus::Serving)
@@ -316,7 +349,15 @@ async fn start_with_signal(
         .build_v1alpha()?;
     let service = StoneGameServer::new(StoneGameService::new(Arc::clone(&state)))
         .max_decoding_message_size(config.limits.max_message_bytes.get());
-    // Health checks and reflection are not counted: only StoneGame's RPCs.
+    // Only StoneGame's RPCs need a token: health and reflection stay open
+    // (probes). Without auth.tokens_file every call passes.
+    let service = Authenticate::new(
+        service,
+        auth.as_ref().map(|a| Arc::clone(&a.tokens)),
+        Arc::clone(&state.metrics),
+    );
+    // Health checks and reflection are not counted: only StoneGame's RPCs
+    // (those refused for their token too, as UNAUTHENTICATED).
     let service = CountRpcs::new(service, Arc::clone(&state.metrics));
     // The flow-control windows stay at hyper's defaults (1 MiB per stream
     // and per connection): a Solve stream never holds more than
@@ -349,8 +390,10 @@ async fn start_with_signal(
         AbortOnDrop(tokio::spawn(serve_http(listener, render)))
     });
     let task = tokio::spawn(async move {
-        // The metrics are served until the server stops.
+        // The metrics are served, and the certificates and tokens re-read,
+        // until the server stops.
         let _metrics_task = metrics_task;
+        let _reloading = (tls, auth);
         let server = router.serve_with_incoming_shutdown(incoming, async {
             let _ = drain_rx.await;
         });
