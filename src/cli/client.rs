@@ -145,9 +145,13 @@ impl ServerArg {
         )?;
         let token = match &self.token_file {
             Some(path) => Some(crate::client::read_token_file(path)?),
-            None => std::env::var(TOKEN_ENV).ok().filter(|t| !t.trim().is_empty()),
+            None => std::env::var(TOKEN_ENV)
+                .ok()
+                .filter(|t| !t.trim().is_empty()),
         };
-        Client::builder(&self.server).tls(tls).token(token.as_deref())
+        Client::builder(&self.server)
+            .tls(tls)
+            .token(token.as_deref())
     }
 
     /// Connects with [`ServerArg::builder`].

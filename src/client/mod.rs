@@ -329,8 +329,9 @@ impl TlsOptions {
         server_name: Option<String>,
     ) -> Result<TlsOptions, ClientError> {
         let read = |what: &str, path: &std::path::Path| {
-            std::fs::read(path)
-                .map_err(|e| ClientError::Tls(format!("cannot read the {what} {}: {e}", path.display())))
+            std::fs::read(path).map_err(|e| {
+                ClientError::Tls(format!("cannot read the {what} {}: {e}", path.display()))
+            })
         };
         let ca_pem = ca.map(|p| read("CA file (--tls-ca)", p)).transpose()?;
         let identity = match (cert, key) {
@@ -354,16 +355,18 @@ impl TlsOptions {
     }
 
     fn wanted(&self) -> bool {
-        self.enabled || self.ca_pem.is_some() || self.identity.is_some() || self.server_name.is_some()
+        self.enabled
+            || self.ca_pem.is_some()
+            || self.identity.is_some()
+            || self.server_name.is_some()
     }
 }
 
 /// The first token of a tokens file (`--token-file`): the first line that
 /// is neither blank nor a `#` comment, trimmed.
 pub fn read_token_file(path: &std::path::Path) -> Result<String, ClientError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ClientError::Token(format!("file {} cannot be read: {e}", path.display()))
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ClientError::Token(format!("file {} cannot be read: {e}", path.display())))?;
     text.lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .find(|l| !l.is_empty())
@@ -379,7 +382,11 @@ pub struct AddToken(Option<MetadataValue<Ascii>>);
 impl std::fmt::Debug for AddToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never the token.
-        f.write_str(if self.0.is_some() { "AddToken(set)" } else { "AddToken(none)" })
+        f.write_str(if self.0.is_some() {
+            "AddToken(set)"
+        } else {
+            "AddToken(none)"
+        })
     }
 }
 
@@ -407,7 +414,9 @@ impl AddToken {
 impl Interceptor for AddToken {
     fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
         if let Some(value) = &self.0 {
-            request.metadata_mut().insert("authorization", value.clone());
+            request
+                .metadata_mut()
+                .insert("authorization", value.clone());
         }
         Ok(request)
     }

@@ -183,7 +183,10 @@ fn parse_source(text: &str) -> Result<Source, String> {
     let uri = check_url(&url)?;
     // The canonical form: the scheme, the authority, nothing else.
     let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
-    let scheme = if uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("https")) {
+    let scheme = if uri
+        .scheme_str()
+        .is_some_and(|s| s.eq_ignore_ascii_case("https"))
+    {
         "https"
     } else {
         "http"

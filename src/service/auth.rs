@@ -307,7 +307,10 @@ mod tests {
         };
         assert_eq!(tokens.check(None), Err(Rejection::Missing));
         assert_eq!(tokens.check(Some(b"s3cret")), Err(Rejection::Malformed));
-        assert_eq!(tokens.check(Some(b"Basic s3cret")), Err(Rejection::Malformed));
+        assert_eq!(
+            tokens.check(Some(b"Basic s3cret")),
+            Err(Rejection::Malformed)
+        );
         assert_eq!(tokens.check(Some(b"Bearer ")), Err(Rejection::Malformed));
         assert_eq!(tokens.check(Some(b"Bearer a b")), Err(Rejection::Malformed));
         assert_eq!(tokens.check(Some(b"Bearer nope")), Err(Rejection::Unknown));

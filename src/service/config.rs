@@ -392,8 +392,14 @@ mod tests {
         assert_eq!(c.tls.client_ca_file, "/ca.pem");
         assert_eq!(c.auth.tokens_file, "/t");
         for (pairs, key) in [
-            (&[("STONEGAME_TLS__CERT_FILE", "/c.pem")][..], "tls.key_file"),
-            (&[("STONEGAME_TLS__KEY_FILE", "/k.pem")][..], "tls.cert_file"),
+            (
+                &[("STONEGAME_TLS__CERT_FILE", "/c.pem")][..],
+                "tls.key_file",
+            ),
+            (
+                &[("STONEGAME_TLS__KEY_FILE", "/k.pem")][..],
+                "tls.cert_file",
+            ),
             (
                 &[("STONEGAME_TLS__CLIENT_CA_FILE", "/ca.pem")][..],
                 "tls.client_ca_file",

@@ -32,18 +32,17 @@ use tracing::Instrument;
 
 use crate::wire::MAX_FRAME_SIZE;
 
+use super::auth::{self, Authenticate};
 use super::config::Config;
 use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
-use super::auth::{self, Authenticate};
 use super::tls::{self, Conn};
 use super::{check, generate, solve, suggest, tables};
 
 /// The accepted connections, plaintext or after their TLS handshake.
-type Incoming =
-    std::pin::Pin<Box<dyn futures::Stream<Item = Result<Conn, std::io::Error>> + Send>>;
+type Incoming = std::pin::Pin<Box<dyn futures::Stream<Item = Result<Conn, std::io::Error>> + Send>>;
 
 /// The fully qualified name of the service, as health and reflection know it.
 pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
@@ -323,18 +322,17 @@ async fn start_with_signal(
         Some(auth::load(&config.auth, &state.metrics)?)
     };
     let metrics = Arc::clone(&state.metrics);
-    let incoming: Incoming = match &tls {
-        Some(tls) => Box::pin(tls::incoming(
-            listener,
-            Arc::clone(&tls.certificates),
-            Arc::clone(&metrics),
-        )),
-        None => Box::pin(
-            TcpIncoming::from(listener)
-                .with_nodelay(Some(true))
-                .map(move |accepted| accepted.map(|io| Conn::Plain(CountedConn::new(io, &metrics)))),
-        ),
-    };
+    let incoming: Incoming =
+        match &tls {
+            Some(tls) => Box::pin(tls::incoming(
+                listener,
+                Arc::clone(&tls.certificates),
+                Arc::clone(&metrics),
+            )),
+            None => Box::pin(TcpIncoming::from(listener).with_nodelay(Some(true)).map(
+                move |accepted| accepted.map(|io| Conn::Plain(CountedConn::new(io, &metrics))),
+            )),
+        };
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_service_status(SERVICE_NAME, ServingStatus::Serving)

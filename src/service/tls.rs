@@ -211,7 +211,11 @@ fn certificates(
 
 /// Refuses a certificate that cannot be parsed, has expired or is not
 /// valid yet.
-fn check_validity(key: &'static str, path: &Path, der: &CertificateDer<'_>) -> Result<(), TlsError> {
+fn check_validity(
+    key: &'static str,
+    path: &Path,
+    der: &CertificateDer<'_>,
+) -> Result<(), TlsError> {
     let problem = |problem: String| TlsError::Validity {
         key,
         path: path.to_path_buf(),
