@@ -309,7 +309,8 @@ fn start_up_errors_name_the_file() {
     let future_key = write(dir.path(), "future.key", &future.key);
     let c = "STONEGAME_TLS__CERT_FILE";
     let k = "STONEGAME_TLS__KEY_FILE";
-    let cases: Vec<(Vec<(&str, &Path)>, &Path, &str)> = vec![
+    type Case<'a> = (Vec<(&'a str, &'a Path)>, &'a Path, &'a str);
+    let cases: Vec<Case> = vec![
         (
             vec![(c, &cert), (k, &other_key)],
             &other_key,
