@@ -387,8 +387,18 @@ async fn cli_commands_speak_tls_and_mtls() {
     let (cert, key) = (my_cert.display().to_string(), my_key.display().to_string());
     let run = |args: Vec<String>| {
         tokio::task::spawn_blocking(move || {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            common::run_cli(&args, "1\n4\n3 1 9 4\n")
+            // No stdin: a command refused before reading it cannot race a
+            // write into a closed pipe.
+            let out = Command::new(BIN)
+                .args(&args)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
         })
     };
     let tls = |cmd: &[&str]| -> Vec<String> {
@@ -414,7 +424,9 @@ async fn cli_commands_speak_tls_and_mtls() {
         .unwrap();
     assert_eq!(code, Some(0), "{err}");
     assert!(!out.is_empty());
-    let (code, out, err) = run(tls(&["client", "solve"])).await.unwrap();
+    let input = write(dir.path(), "input.txt", "1\n4\n3 1 9 4\n");
+    let input = input.display().to_string();
+    let (code, out, err) = run(tls(&["client", "solve", &input])).await.unwrap();
     // The offline answer of 3 1 9 4 (two ends): the first player loses.
     assert_eq!((code, out.as_str()), (Some(0), "0\n"), "{err}");
     let (code, out, err) = run(tls(&["client", "health"])).await.unwrap();
