@@ -445,7 +445,7 @@ fn malformed_and_unresolvable_servers_are_clear_errors() {
             "http://127.0.0.1:7001,http://127.0.0.1:x",
             "entry 2 (\"http://127.0.0.1:x\"): the port \"x\" is not a number from 1 to 65535",
         ),
-        ("https://127.0.0.1:7001", "https:// is not supported"),
+        ("ftp://127.0.0.1:7001", "the scheme ftp:// is not supported"),
         (
             "dns://10.0.0.1/svc:53",
             "names a DNS server, which is not supported",

@@ -14,7 +14,14 @@
 //! * `play` — the terminal game of `stonegame play` over the Play RPC
 //!   (resumed on another stream if the replica fails; [`super::client_play`]);
 //! * `gen` — the Generate RPC, writing exactly the bytes of the offline
-//!   `stonegame gen` (input on stdout, answers to `--answers FILE`).
+//!   `stonegame gen` (input on stdout, answers to `--answers FILE`);
+//! * `health` — grpc.health.v1, exit 0 when SERVING (an exec probe that
+//!   speaks TLS).
+//!
+//! Every command takes the TLS flags (`--tls-ca`, `--tls-cert`,
+//! `--tls-key`, `--tls-server-name`; an `https://` server turns TLS on) and
+//! the bearer token (`--token-file FILE`, else `STONEGAME_TOKEN`)
+//! ([`ServerArg`], docs/security.md).
 //!
 //! Every command's `--server` is one URL, a comma-separated list of URLs or
 //! `dns:///HOST:PORT` (all the name's addresses); a malformed value or a
@@ -33,7 +40,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::client::{
     Client, ClientError, LoadReport, LoadRpc, LoadSpec, Notice, ReplicaStats, RetryPolicy,
-    SelfPlayReport, SolveOptions, Target, loadtest, selfplay, solve_case,
+    SelfPlayReport, SolveOptions, Target, loadtest_with, selfplay_with, solve_case,
 };
 use crate::core::Move;
 use crate::core::Variant;
@@ -61,6 +68,22 @@ pub enum ClientCommand {
     Gen(RemoteGenArgs),
     /// Play a game against the server's bot in the terminal (Play RPC).
     Play(super::client_play::ClientPlayArgs),
+    /// Ask grpc.health.v1 (exit 0 when SERVING): a probe that works over
+    /// TLS and mTLS, for exec probes.
+    Health(HealthArgs),
+}
+
+/// Arguments of `client health`.
+#[derive(Debug, clap::Args)]
+pub struct HealthArgs {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// The service asked about ("" = the whole server).
+    #[arg(long, default_value = "")]
+    pub service: String,
+    /// Give up after this many milliseconds.
+    #[arg(long, default_value_t = 5000)]
+    pub timeout_ms: u64,
 }
 
 /// Arguments of `client check`: the server and those of `stonegame check`.
@@ -90,6 +113,57 @@ pub struct ServerArg {
     /// balanced over the replicas.
     #[arg(long, default_value = "http://127.0.0.1:50051", value_name = "SERVER")]
     pub server: String,
+    /// Verify the server's TLS certificate against these PEM CA
+    /// certificates (TLS is used with an https:// server or any --tls-*
+    /// flag; without --tls-ca, against the system's roots).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// PEM client certificate for mTLS (with --tls-key).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// The name the server's certificate must carry (default: the host of
+    /// the URL, or of the dns:/// name); needed for a server given by IP
+    /// address whose certificate names a host.
+    #[arg(long, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
+    /// Send the first token of this file (blank and `#` lines skipped) as
+    /// `authorization: Bearer TOKEN` with every call.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+}
+
+/// The bearer token of `STONEGAME_TOKEN` (read only when --token-file is
+/// not given; never a clap default, so `--help` never shows it).
+pub const TOKEN_ENV: &str = "STONEGAME_TOKEN";
+
+impl ServerArg {
+    /// The client builder of these flags: the server, TLS and the token
+    /// (`--token-file`, else `STONEGAME_TOKEN`).
+    pub fn builder(&self) -> Result<crate::client::ClientBuilder, ClientError> {
+        let tls = crate::client::TlsOptions::from_files(
+            self.tls_ca.as_deref(),
+            self.tls_cert.as_deref(),
+            self.tls_key.as_deref(),
+            self.tls_server_name.clone(),
+        )?;
+        let token = match &self.token_file {
+            Some(path) => Some(crate::client::read_token_file(path)?),
+            None => std::env::var(TOKEN_ENV)
+                .ok()
+                .filter(|t| !t.trim().is_empty()),
+        };
+        Client::builder(&self.server)
+            .tls(tls)
+            .token(token.as_deref())
+    }
+
+    /// Connects with [`ServerArg::builder`].
+    pub async fn connect(&self) -> Result<Client, ClientError> {
+        self.builder()?.connect().await
+    }
 }
 
 /// Arguments of `client solve`.
@@ -216,6 +290,31 @@ pub fn run(cmd: ClientCommand) -> ExitCode {
         ClientCommand::Check(args) => run_check(&runtime, &args),
         ClientCommand::Gen(args) => run_gen(&runtime, &args),
         ClientCommand::Play(args) => super::client_play::run(&runtime, &args),
+        ClientCommand::Health(args) => runtime.block_on(run_health(args)),
+    }
+}
+
+/// Prints the serving status; exit 0 when SERVING, 1 otherwise.
+async fn run_health(args: HealthArgs) -> ExitCode {
+    let ask = async {
+        let client = args.server.connect().await?;
+        client.health(&args.service).await
+    };
+    let timeout = std::time::Duration::from_millis(args.timeout_ms.max(1));
+    match tokio::time::timeout(timeout, ask).await {
+        Ok(Ok(status)) => {
+            let name = tonic_health::pb::health_check_response::ServingStatus::try_from(status)
+                .map(|s| s.as_str_name())
+                .unwrap_or("UNKNOWN");
+            println!("{name}");
+            if status == tonic_health::pb::health_check_response::ServingStatus::Serving as i32 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Ok(Err(e)) => fail(e),
+        Err(_) => fail(format!("no answer within {} ms", args.timeout_ms)),
     }
 }
 
@@ -280,7 +379,7 @@ fn solve_remote(
     args: &SolveArgs,
 ) -> Result<(), RemoteSolveError> {
     let mut reader = OjReader::new(input)?;
-    let client = runtime.block_on(Client::connect(&args.server.server))?;
+    let client = runtime.block_on(args.server.connect())?;
     let in_flight = args.in_flight.max(1);
     let (tx, rx) = mpsc::channel::<pb::SolveRequest>(in_flight);
     let options = SolveOptions {
@@ -386,7 +485,7 @@ async fn run_suggest(args: SuggestArgs) -> ExitCode {
     let variant: Variant = args.variant.into();
     let n = piles.len();
     let result = async {
-        let mut client = Client::connect(&args.server.server).await?;
+        let mut client = args.server.connect().await?;
         client
             .suggest(piles, variant, args.strength, args.seed)
             .await
@@ -424,7 +523,7 @@ async fn run_tables(args: TablesArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let result = async {
-        let mut client = Client::connect(&args.server.server).await?;
+        let mut client = args.server.connect().await?;
         client.tables(piles, args.chunk_rows).await
     }
     .await;
@@ -473,9 +572,12 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
         strength: args.strength,
         rate: args.rate,
     };
-    let server = args.server.server.as_str();
+    let builder = match args.server.builder() {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
     if self_play {
-        return match selfplay(server, &spec).await {
+        return match selfplay_with(&builder, &spec).await {
             Ok(r) => {
                 println!("{}", selfplay_line(&spec, &r));
                 ExitCode::SUCCESS
@@ -492,12 +594,12 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
             rpc: LoadRpc::Health,
             ..spec.clone()
         };
-        let floor = match loadtest(server, &floor_spec).await {
+        let floor = match loadtest_with(&builder, &floor_spec).await {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
         println!("{}", loadtest_line(&floor_spec, &floor));
-        return match loadtest(server, &spec).await {
+        return match loadtest_with(&builder, &spec).await {
             Ok(r) => {
                 println!("{}", loadtest_line(&spec, &r));
                 println!(
@@ -510,7 +612,7 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
             Err(e) => fail(e),
         };
     }
-    match loadtest(server, &spec).await {
+    match loadtest_with(&builder, &spec).await {
         Ok(r) => {
             println!("{}", loadtest_line(&spec, &r));
             ExitCode::SUCCESS
@@ -585,7 +687,7 @@ fn run_check(runtime: &tokio::runtime::Runtime, args: &RemoteCheckArgs) -> ExitC
         Ok((input, answer)) => {
             let variant = args.check.variant.into();
             let result = runtime.block_on(async {
-                let mut client = Client::connect(&args.server.server).await?;
+                let mut client = args.server.connect().await?;
                 client.check(input, answer, variant).await
             });
             match result {
@@ -619,7 +721,7 @@ fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> ExitCode 
         return fail(e);
     }
     let mut stream = match runtime.block_on(async {
-        let mut client = Client::connect(&args.server.server).await?;
+        let mut client = args.server.connect().await?;
         client.generate(&spec).await
     }) {
         Ok(s) => s,

@@ -22,7 +22,7 @@ use std::time::Duration;
 use tonic::Code;
 
 use crate::client::play::wire_move;
-use crate::client::{Client, ClientError, GameSpec, PlayEvent, PlaySession, Seat};
+use crate::client::{Client, ClientBuilder, ClientError, GameSpec, PlayEvent, PlaySession, Seat};
 use crate::core::game::{MoveError, SideName};
 use crate::core::{Move, Side, Variant};
 use crate::wire::pb;
@@ -107,7 +107,8 @@ pub fn play(
         analysis: true,
         ..GameSpec::new(piles)
     };
-    let mut table = RemoteTable::start(runtime, &args.server.server, spec, args.analysis)?;
+    let builder = args.server.builder()?;
+    let mut table = RemoteTable::start(runtime, builder, &args.server.server, spec, args.analysis)?;
     run_game(&mut table, header, input, out)
 }
 
@@ -143,12 +144,13 @@ impl<'a> RemoteTable<'a> {
     /// Connects, starts the game and reads its first state.
     fn start(
         runtime: &'a tokio::runtime::Runtime,
+        builder: ClientBuilder,
         server: &str,
         spec: GameSpec,
         show_analysis: bool,
     ) -> Result<RemoteTable<'a>, RemotePlayError> {
         let (client, mut session) = runtime.block_on(async {
-            let mut client = Client::connect(server).await?;
+            let mut client = builder.connect().await?;
             let session = client.play(&spec).await?;
             Ok::<_, ClientError>((client, session))
         })?;

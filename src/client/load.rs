@@ -233,10 +233,19 @@ pub(super) fn row(k: u64, piles: usize, max_pile: u64) -> Vec<u64> {
 
 /// Runs the load test `spec` against `url`.
 pub async fn loadtest(url: &str, spec: &LoadSpec) -> Result<LoadReport, ClientError> {
+    loadtest_with(&Client::builder(url), spec).await
+}
+
+/// Runs the load test `spec` with clients of `builder` (its server, TLS
+/// and token).
+pub async fn loadtest_with(
+    builder: &super::ClientBuilder,
+    spec: &LoadSpec,
+) -> Result<LoadReport, ClientError> {
     spec.validate()?;
     let mut connections = Vec::with_capacity(spec.connection_count());
     for _ in 0..spec.connection_count() {
-        connections.push(Client::connect(url).await?);
+        connections.push(builder.clone().connect().await?);
     }
     match spec.rate {
         None if spec.rpc == LoadRpc::Play => super::playload::bot_replies(connections, spec).await,

@@ -39,7 +39,10 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
-use tonic::transport::{Channel, Endpoint};
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::service::Interceptor;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 use tonic::{Code, Status, Streaming};
 
 use crate::core::Variant;
@@ -57,9 +60,9 @@ pub mod resolve;
 pub mod schedule;
 pub mod target;
 
-pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest};
+pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest, loadtest_with};
 pub use play::{GameSpec, PlayEvent, PlaySession, Seat};
-pub use playload::{SelfPlayReport, selfplay};
+pub use playload::{SelfPlayReport, selfplay, selfplay_with};
 pub use replicated::{Notice, SolveOptions, SolveRun};
 pub use resolve::{ReplicaSet, Replicas};
 pub use schedule::{ReplicaStats, RetryPolicy};
@@ -125,6 +128,12 @@ pub enum ClientError {
         what: &'static str,
         source: io::Error,
     },
+    /// A client TLS file or option is unusable.
+    #[error("TLS: {0}")]
+    Tls(String),
+    /// The bearer token is unusable (it is never shown).
+    #[error("the bearer token {0}")]
+    Token(String),
 }
 
 /// The replicas of a [`ClientError::NoReplicaLeft`], each with its record.
@@ -245,11 +254,20 @@ pub fn generate_request(spec: &GenSpec) -> pb::GenerateRequest {
 pub(crate) struct EndpointSettings {
     connect_timeout: Option<Duration>,
     keepalive: Option<Duration>,
+    /// TLS for every connection (`https://`).
+    tls: Option<ClientTlsConfig>,
+    /// The bearer token every StoneGame call carries.
+    pub(crate) token: AddToken,
 }
 
 impl EndpointSettings {
-    /// The endpoint of one server URL.
+    /// The endpoint of one server URL (over TLS: as `https://`).
     pub(crate) fn endpoint(&self, url: &str) -> Result<Endpoint, ClientError> {
+        let url = match (&self.tls, url.strip_prefix("http://")) {
+            (Some(_), Some(rest)) => format!("https://{rest}"),
+            _ => url.to_string(),
+        };
+        let url = url.as_str();
         let mut endpoint = Endpoint::from_shared(url.to_string())
             .map_err(|source| ClientError::Connect {
                 url: url.to_string(),
@@ -257,6 +275,14 @@ impl EndpointSettings {
             })?
             .tcp_nodelay(true)
             .max_frame_size(MAX_FRAME_SIZE);
+        if let Some(tls) = &self.tls {
+            endpoint = endpoint
+                .tls_config(tls.clone())
+                .map_err(|source| ClientError::Connect {
+                    url: url.to_string(),
+                    source,
+                })?;
+        }
         if let Some(timeout) = self.connect_timeout {
             endpoint = endpoint.connect_timeout(timeout);
         }
@@ -278,9 +304,155 @@ pub struct ClientBuilder {
     server: String,
     resolve_every: Duration,
     settings: EndpointSettings,
+    tls: TlsOptions,
+}
+
+/// The client side of TLS (docs/security.md). TLS is used when the server
+/// address has an `https://` URL or any option here is set; then every
+/// connection (every entry of a list, every address of a `dns:///` name)
+/// uses it.
+#[derive(Debug, Clone, Default)]
+pub struct TlsOptions {
+    /// Use TLS even with `http://` (or bare `HOST:PORT`) addresses.
+    pub enabled: bool,
+    /// PEM CA certificates the server's certificate must chain to; `None`:
+    /// the system's roots.
+    pub ca_pem: Option<Vec<u8>>,
+    /// PEM certificate chain and private key presented to a server that
+    /// asks for one (mTLS).
+    pub identity: Option<(Vec<u8>, Vec<u8>)>,
+    /// The name the server's certificate must carry; `None`: the URL's
+    /// host, or for `dns:///HOST:PORT` (every entry the same HOST) that
+    /// HOST.
+    pub server_name: Option<String>,
+}
+
+impl TlsOptions {
+    /// Options from files (`--tls-ca`, `--tls-cert`, `--tls-key`); a
+    /// certificate needs its key and the other way round.
+    pub fn from_files(
+        ca: Option<&std::path::Path>,
+        cert: Option<&std::path::Path>,
+        key: Option<&std::path::Path>,
+        server_name: Option<String>,
+    ) -> Result<TlsOptions, ClientError> {
+        let read = |what: &str, path: &std::path::Path| {
+            std::fs::read(path).map_err(|e| {
+                ClientError::Tls(format!("cannot read the {what} {}: {e}", path.display()))
+            })
+        };
+        let ca_pem = ca.map(|p| read("CA file (--tls-ca)", p)).transpose()?;
+        let identity = match (cert, key) {
+            (Some(c), Some(k)) => Some((
+                read("client certificate (--tls-cert)", c)?,
+                read("client key (--tls-key)", k)?,
+            )),
+            (None, None) => None,
+            _ => {
+                return Err(ClientError::Tls(
+                    "--tls-cert and --tls-key go together (the certificate and its key)".into(),
+                ));
+            }
+        };
+        Ok(TlsOptions {
+            enabled: false,
+            ca_pem,
+            identity,
+            server_name,
+        })
+    }
+
+    fn wanted(&self) -> bool {
+        self.enabled
+            || self.ca_pem.is_some()
+            || self.identity.is_some()
+            || self.server_name.is_some()
+    }
+}
+
+/// The first token of a tokens file (`--token-file`): the first line that
+/// is neither blank nor a `#` comment, trimmed.
+pub fn read_token_file(path: &std::path::Path) -> Result<String, ClientError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ClientError::Token(format!("file {} cannot be read: {e}", path.display())))?;
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
+        .ok_or_else(|| ClientError::Token(format!("file {} holds no token", path.display())))
+}
+
+/// Adds `authorization: Bearer TOKEN` to every call (when there is a
+/// token); the value is marked sensitive (never indexed by HPACK).
+#[derive(Clone, Default)]
+pub struct AddToken(Option<MetadataValue<Ascii>>);
+
+impl std::fmt::Debug for AddToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token.
+        f.write_str(if self.0.is_some() {
+            "AddToken(set)"
+        } else {
+            "AddToken(none)"
+        })
+    }
+}
+
+impl AddToken {
+    /// The interceptor of `token` (`None`: adds nothing). A token must be
+    /// printable ASCII without spaces.
+    pub fn new(token: Option<&str>) -> Result<AddToken, ClientError> {
+        let Some(token) = token else {
+            return Ok(AddToken(None));
+        };
+        let token = token.trim();
+        if token.is_empty() || !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(ClientError::Token(
+                "must be printable ASCII without spaces, and not empty".into(),
+            ));
+        }
+        let mut value: MetadataValue<Ascii> = format!("Bearer {token}")
+            .parse()
+            .map_err(|_| ClientError::Token("is not valid metadata".into()))?;
+        value.set_sensitive(true);
+        Ok(AddToken(Some(value)))
+    }
+}
+
+impl Interceptor for AddToken {
+    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
+        if let Some(value) = &self.0 {
+            request
+                .metadata_mut()
+                .insert("authorization", value.clone());
+        }
+        Ok(request)
+    }
+}
+
+/// The transport of the StoneGame calls: a channel adding the token.
+pub type Transport = InterceptedService<Channel, AddToken>;
+
+/// The generated client over a [`Transport`].
+pub(crate) fn stonegame_client(channel: Channel, token: &AddToken) -> StoneGameClient<Transport> {
+    StoneGameClient::with_interceptor(channel, token.clone())
+        .max_decoding_message_size(MAX_MESSAGE)
+        .max_encoding_message_size(MAX_MESSAGE)
 }
 
 impl ClientBuilder {
+    /// TLS options (see [`TlsOptions`]).
+    pub fn tls(mut self, tls: TlsOptions) -> ClientBuilder {
+        self.tls = tls;
+        self
+    }
+
+    /// The bearer token sent with every StoneGame call (`None`: none).
+    pub fn token(mut self, token: Option<&str>) -> Result<ClientBuilder, ClientError> {
+        self.settings.token = AddToken::new(token)?;
+        Ok(self)
+    }
+
     /// How often `dns:///` names are resolved again (default 30 s; they
     /// are also resolved again soon after a connection fails).
     pub fn resolve_every(mut self, every: Duration) -> ClientBuilder {
@@ -307,8 +479,27 @@ impl ClientBuilder {
     /// (an unreachable server is an error here, as always); a list or a
     /// `dns:///` name is resolved now (an unresolvable name is an error
     /// here) and connects to each replica on first use.
-    pub async fn connect(self) -> Result<Client, ClientError> {
+    pub async fn connect(mut self) -> Result<Client, ClientError> {
         let target = Target::parse(&self.server)?;
+        if target.wants_tls() || self.tls.wanted() {
+            let mut tls = ClientTlsConfig::new();
+            tls = match &self.tls.ca_pem {
+                Some(pem) => tls.ca_certificate(Certificate::from_pem(pem)),
+                None => tls.with_native_roots(),
+            };
+            if let Some((cert, key)) = &self.tls.identity {
+                tls = tls.identity(Identity::from_pem(cert, key));
+            }
+            if let Some(name) = self
+                .tls
+                .server_name
+                .as_deref()
+                .or_else(|| target.dns_host())
+            {
+                tls = tls.domain_name(name);
+            }
+            self.settings.tls = Some(tls);
+        }
         match &target {
             Target::Single(url) => {
                 let channel = self
@@ -321,11 +512,12 @@ impl ClientBuilder {
                         source,
                     })?;
                 let replicas = Replicas::fixed(url);
+                let token = self.settings.token.clone();
                 Ok(Client::assemble(
                     channel.clone(),
                     target,
                     replicas,
-                    replicated::Channels::Single(channel),
+                    replicated::Channels::Single(channel, token),
                 ))
             }
             Target::Balanced(_) => {
@@ -346,7 +538,7 @@ impl ClientBuilder {
 #[derive(Debug, Clone)]
 pub struct Client {
     channel: Channel,
-    inner: StoneGameClient<Channel>,
+    inner: StoneGameClient<Transport>,
     target: Arc<Target>,
     replicas: Replicas,
     channels: replicated::Channels,
@@ -372,15 +564,23 @@ impl Client {
             settings: EndpointSettings {
                 connect_timeout: Some(Duration::from_secs(5)),
                 keepalive: Some(Duration::from_secs(10)),
+                tls: None,
+                token: AddToken::default(),
             },
+            tls: TlsOptions::default(),
         }
     }
 
     /// A client over an existing channel (one server).
     pub fn from_channel(channel: Channel) -> Client {
+        Client::from_channel_with_token(channel, AddToken::default())
+    }
+
+    /// A client over an existing channel (one server), sending `token`.
+    pub fn from_channel_with_token(channel: Channel, token: AddToken) -> Client {
         let target = Target::Single("(channel)".into());
         let replicas = Replicas::fixed("(channel)");
-        let channels = replicated::Channels::Single(channel.clone());
+        let channels = replicated::Channels::Single(channel.clone(), token);
         Client::assemble(channel, target, replicas, channels)
     }
 
@@ -390,9 +590,7 @@ impl Client {
         replicas: Replicas,
         channels: replicated::Channels,
     ) -> Client {
-        let inner = StoneGameClient::new(channel.clone())
-            .max_decoding_message_size(MAX_MESSAGE)
-            .max_encoding_message_size(MAX_MESSAGE);
+        let inner = stonegame_client(channel.clone(), channels.token());
         Client {
             channel,
             inner,
@@ -413,7 +611,7 @@ impl Client {
     }
 
     /// The generated client, for anything not wrapped here.
-    pub fn raw(&mut self) -> &mut StoneGameClient<Channel> {
+    pub fn raw(&mut self) -> &mut StoneGameClient<Transport> {
         &mut self.inner
     }
 
@@ -422,7 +620,7 @@ impl Client {
     /// [`BALANCED_ATTEMPTS`] times, and the resolver is told.
     async fn balanced<T, F, Fut>(&self, mut call: F) -> Result<T, Status>
     where
-        F: FnMut(StoneGameClient<Channel>) -> Fut,
+        F: FnMut(StoneGameClient<Transport>) -> Fut,
         Fut: Future<Output = Result<T, Status>>,
     {
         let mut attempt = 1;

@@ -187,13 +187,21 @@ impl SelfPlayReport {
 /// `spec.concurrency` at a time; 1 times each game alone) on rows of
 /// `spec.piles` piles and measures the time per move after the start.
 pub async fn selfplay(url: &str, spec: &LoadSpec) -> Result<SelfPlayReport, ClientError> {
+    selfplay_with(&Client::builder(url), spec).await
+}
+
+/// [`selfplay`] with a client of `builder` (its server, TLS and token).
+pub async fn selfplay_with(
+    builder: &super::ClientBuilder,
+    spec: &LoadSpec,
+) -> Result<SelfPlayReport, ClientError> {
     // Rows of one pile are fine here (no reply is waited for).
     LoadSpec {
         rpc: super::LoadRpc::Health,
         ..spec.clone()
     }
     .validate()?;
-    let client = Client::connect(url).await?;
+    let client = builder.clone().connect().await?;
     let clients = spec.concurrency.max(1) as u64;
     let tasks = (0..clients).map(|c| {
         let mut client = client.clone();

@@ -29,9 +29,8 @@ use tonic::{Code, Status};
 
 use super::resolve::{ReplicaSet, Replicas};
 use super::schedule::{Ended, ReplicaStats, RetryPolicy, Scheduler};
-use super::{ClientError, EndpointSettings, MAX_MESSAGE};
+use super::{AddToken, ClientError, EndpointSettings, stonegame_client};
 use crate::wire::pb;
-use crate::wire::pb::stone_game_client::StoneGameClient;
 
 /// The service whose health tells a replica is draining.
 const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
@@ -161,16 +160,25 @@ impl Drop for SolveRun {
 /// Where a replica's channel comes from.
 #[derive(Debug, Clone)]
 pub(crate) enum Channels {
-    /// The client's one connection (a single-URL target).
-    Single(Channel),
+    /// The client's one connection (a single-URL target), and the token
+    /// its calls carry.
+    Single(Channel, AddToken),
     /// A lazy connection per replica URL.
     PerReplica(EndpointSettings),
 }
 
 impl Channels {
+    /// The token the calls carry.
+    pub(crate) fn token(&self) -> &AddToken {
+        match self {
+            Channels::Single(_, token) => token,
+            Channels::PerReplica(settings) => &settings.token,
+        }
+    }
+
     fn channel(&self, url: &str) -> Result<Channel, ClientError> {
         match self {
-            Channels::Single(channel) => Ok(channel.clone()),
+            Channels::Single(channel, _) => Ok(channel.clone()),
             Channels::PerReplica(settings) => Ok(settings.endpoint(url)?.connect_lazy()),
         }
     }
@@ -308,7 +316,8 @@ async fn coordinate(
                 };
                 let (tx, rx) = mpsc::channel(in_flight);
                 workers.insert(url.clone(), (stream, tx));
-                tokio::spawn(worker(url, stream, channel, rx, events_tx.clone()));
+                let token = channels.token().clone();
+                tokio::spawn(worker(url, stream, channel, token, rx, events_tx.clone()));
             }
             while let Some((url, stream, index)) = sched.assign() {
                 let batch = sched.batch(index).cloned().unwrap_or_default();
@@ -476,13 +485,12 @@ async fn worker(
     url: String,
     stream: u64,
     channel: Channel,
+    token: AddToken,
     batches: mpsc::Receiver<pb::SolveRequest>,
     events: mpsc::UnboundedSender<Tagged>,
 ) {
     let send = |event| events.send((url.clone(), stream, event)).is_ok();
-    let mut client = StoneGameClient::new(channel.clone())
-        .max_decoding_message_size(MAX_MESSAGE)
-        .max_encoding_message_size(MAX_MESSAGE);
+    let mut client = stonegame_client(channel.clone(), &token);
     let mut responses = match client.solve(ReceiverStream::new(batches)).await {
         Ok(r) => r.into_inner(),
         Err(status) => {

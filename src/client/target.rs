@@ -69,7 +69,7 @@ fn entry_prefix(entry: &Option<(usize, String)>) -> String {
 }
 
 /// What the forms look like, for error messages.
-const FORMS: &str = "expected http://HOST:PORT, dns:///HOST:PORT or a comma-separated list of them";
+const FORMS: &str = "expected http://HOST:PORT, https://HOST:PORT, dns:///HOST:PORT or a comma-separated list of them";
 
 impl Target {
     /// Parses a `--server` value.
@@ -116,6 +116,34 @@ impl Target {
         matches!(self, Target::Balanced(_))
     }
 
+    /// Whether some entry is an `https://` URL (TLS for every entry).
+    pub fn wants_tls(&self) -> bool {
+        let https = |url: &str| url.starts_with("https://");
+        match self {
+            Target::Single(url) => https(url),
+            Target::Balanced(sources) => sources
+                .iter()
+                .any(|s| matches!(s, Source::Url(url) if https(url))),
+        }
+    }
+
+    /// The host of the `dns:///` entries when every entry names that one:
+    /// the name their resolved addresses are verified against over TLS.
+    pub fn dns_host(&self) -> Option<&str> {
+        let Target::Balanced(sources) = self else {
+            return None;
+        };
+        if sources.iter().any(|s| matches!(s, Source::Url(_))) {
+            return None;
+        }
+        let mut hosts = sources.iter().filter_map(|s| match s {
+            Source::Dns { host, .. } => Some(host.as_str()),
+            Source::Url(_) => None,
+        });
+        let first = hosts.next()?;
+        hosts.all(|h| h == first).then_some(first)
+    }
+
     /// Whether some entry is a DNS name (re-resolved periodically).
     pub fn has_dns(&self) -> bool {
         match self {
@@ -155,7 +183,15 @@ fn parse_source(text: &str) -> Result<Source, String> {
     let uri = check_url(&url)?;
     // The canonical form: the scheme, the authority, nothing else.
     let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
-    Ok(Source::Url(format!("http://{authority}")))
+    let scheme = if uri
+        .scheme_str()
+        .is_some_and(|s| s.eq_ignore_ascii_case("https"))
+    {
+        "https"
+    } else {
+        "http"
+    };
+    Ok(Source::Url(format!("{scheme}://{authority}")))
 }
 
 fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
@@ -230,13 +266,7 @@ fn check_url(url: &str) -> Result<Uri, String> {
         .map_err(|e| format!("it is not a URL ({e}; {FORMS})"))?;
     match uri.scheme_str() {
         Some(s) if s.eq_ignore_ascii_case("http") => {}
-        Some(s) if s.eq_ignore_ascii_case("https") => {
-            return Err(
-                "https:// is not supported: this client speaks plain HTTP/2 (h2c); use http:// \
-                 (TLS belongs to a mesh or a proxy in front of the service)"
-                    .into(),
-            );
-        }
+        Some(s) if s.eq_ignore_ascii_case("https") => {}
         Some(s) => return Err(format!("the scheme {s}:// is not supported ({FORMS})")),
         None => return Err(format!("the scheme is missing ({FORMS})")),
     }
@@ -349,7 +379,7 @@ mod tests {
             ("dns:host:1", None, "three slashes"),
             ("dns:///[::1:5", None, "is not closed"),
             ("dns:///a b:5", None, "the host \"a b\" is malformed"),
-            ("https://h:1", None, "https:// is not supported"),
+            ("https://h:1/x", None, "no path or query"),
             ("ftp://h:1", None, "the scheme ftp:// is not supported"),
             ("http://h:x", None, "the port \"x\" is not a number"),
             ("http://h:70000", None, "not a number from 1 to 65535"),

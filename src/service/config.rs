@@ -59,6 +59,44 @@ pub struct Config {
     pub limits: Limits,
     /// The Play RPC.
     pub play: PlayConfig,
+    /// TLS on the gRPC port (docs/security.md).
+    pub tls: TlsConfig,
+    /// Bearer tokens for the StoneGame RPCs (docs/security.md).
+    pub auth: AuthConfig,
+}
+
+/// TLS of the gRPC listener: off while `cert_file` and `key_file` are
+/// empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsConfig {
+    /// PEM certificate chain (the server's certificate first).
+    pub cert_file: String,
+    /// PEM private key of the certificate (PKCS#8, PKCS#1 or SEC1).
+    pub key_file: String,
+    /// PEM CA certificates; when set, clients must present a certificate
+    /// signed by one of them (mTLS).
+    pub client_ca_file: String,
+    /// How often the files are checked for changes, in ms.
+    pub reload_interval_ms: u64,
+}
+
+impl TlsConfig {
+    /// Whether the gRPC port speaks TLS.
+    pub fn enabled(&self) -> bool {
+        !self.cert_file.is_empty()
+    }
+}
+
+/// Bearer-token authentication of the StoneGame RPCs: off while
+/// `tokens_file` is empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    /// The accepted tokens, one a line (`#` comments, blank lines ignored).
+    pub tokens_file: String,
+    /// How often the file is checked for changes, in ms.
+    pub reload_interval_ms: u64,
 }
 
 /// The Play RPC's settings (its limits are in [`Limits`]).
@@ -248,6 +286,39 @@ impl Config {
                 ),
             });
         }
+        let tls = &self.tls;
+        match (tls.cert_file.is_empty(), tls.key_file.is_empty()) {
+            (false, true) => {
+                return Err(ConfigError::Value {
+                    key: "tls.key_file",
+                    problem: "is empty while tls.cert_file is set (set both, or neither)".into(),
+                });
+            }
+            (true, false) => {
+                return Err(ConfigError::Value {
+                    key: "tls.cert_file",
+                    problem: "is empty while tls.key_file is set (set both, or neither)".into(),
+                });
+            }
+            _ => {}
+        }
+        if !tls.client_ca_file.is_empty() && tls.cert_file.is_empty() {
+            return Err(ConfigError::Value {
+                key: "tls.client_ca_file",
+                problem: "is set without tls.cert_file and tls.key_file (mTLS needs TLS)".into(),
+            });
+        }
+        for (key, ms) in [
+            ("tls.reload_interval_ms", tls.reload_interval_ms),
+            ("auth.reload_interval_ms", self.auth.reload_interval_ms),
+        ] {
+            if ms < 100 {
+                return Err(ConfigError::Value {
+                    key,
+                    problem: format!("is {ms}, less than 100"),
+                });
+            }
+        }
         Ok(())
     }
 }
@@ -392,6 +463,48 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("token_keys"), "{e}");
+    }
+
+    #[test]
+    fn tls_and_auth_keys() {
+        let c = Config::defaults().unwrap();
+        assert!(!c.tls.enabled());
+        assert_eq!(c.auth.tokens_file, "");
+        let c = Config::load(
+            None,
+            env(&[
+                ("STONEGAME_TLS__CERT_FILE", "/c.pem"),
+                ("STONEGAME_TLS__KEY_FILE", "/k.pem"),
+                ("STONEGAME_TLS__CLIENT_CA_FILE", "/ca.pem"),
+                ("STONEGAME_AUTH__TOKENS_FILE", "/t"),
+            ]),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert!(c.tls.enabled());
+        assert_eq!(c.tls.client_ca_file, "/ca.pem");
+        assert_eq!(c.auth.tokens_file, "/t");
+        for (pairs, key) in [
+            (
+                &[("STONEGAME_TLS__CERT_FILE", "/c.pem")][..],
+                "tls.key_file",
+            ),
+            (
+                &[("STONEGAME_TLS__KEY_FILE", "/k.pem")][..],
+                "tls.cert_file",
+            ),
+            (
+                &[("STONEGAME_TLS__CLIENT_CA_FILE", "/ca.pem")][..],
+                "tls.client_ca_file",
+            ),
+            (
+                &[("STONEGAME_AUTH__RELOAD_INTERVAL_MS", "0")][..],
+                "auth.reload_interval_ms",
+            ),
+        ] {
+            let e = Config::load(None, env(pairs), &Overrides::default()).unwrap_err();
+            assert!(e.to_string().contains(key), "{key}: {e}");
+        }
     }
 
     #[test]

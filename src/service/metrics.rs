@@ -218,6 +218,12 @@ pub const PLAY_REJECTS: [&str; 5] = [
 ];
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReloadLabels {
+    what: &'static str,
+    result: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VersionLabels {
     version: &'static str,
 }
@@ -237,6 +243,9 @@ struct Exported {
     case_errors: Counter,
     cells: Counter,
     admission_rejected: Family<ReasonLabels, Counter>,
+    auth_rejected: Family<ReasonLabels, Counter>,
+    tls_handshake_failures: Counter,
+    reloads: Family<ReloadLabels, Counter>,
     connections_accepted: Counter,
     connections_open: Gauge,
     cells_in_flight: Gauge,
@@ -269,6 +278,9 @@ impl Default for Exported {
             case_errors: Counter::default(),
             cells: Counter::default(),
             admission_rejected: Family::default(),
+            auth_rejected: Family::default(),
+            tls_handshake_failures: Counter::default(),
+            reloads: Family::default(),
             connections_accepted: Counter::default(),
             connections_open: Gauge::default(),
             cells_in_flight: Gauge::default(),
@@ -319,9 +331,15 @@ impl Default for Exported {
                 reason: reason.as_str(),
             });
         }
+        for reason in AUTH_REJECT_REASONS {
+            let _ = e.auth_rejected.get_or_create(&ReasonLabels { reason });
+        }
         e.register()
     }
 }
+
+/// The `reason` labels of `stonegame_auth_rejected_total`.
+pub const AUTH_REJECT_REASONS: [&str; 3] = ["missing", "malformed", "unknown"];
 
 impl Exported {
     fn register(mut self) -> Exported {
@@ -361,6 +379,21 @@ impl Exported {
             "stonegame_admission_rejected",
             "Requests refused before their work started, by reason",
             self.admission_rejected.clone(),
+        );
+        r.register(
+            "stonegame_auth_rejected",
+            "StoneGame calls refused UNAUTHENTICATED (auth.tokens_file), by reason: missing, malformed or unknown token",
+            self.auth_rejected.clone(),
+        );
+        r.register(
+            "stonegame_tls_handshake_failures",
+            "Connections closed because their TLS handshake failed (plaintext client, untrusted or missing client certificate, timeout)",
+            self.tls_handshake_failures.clone(),
+        );
+        r.register(
+            "stonegame_reloads",
+            "Re-reads of changed files, by what (tls, auth) and result (ok, error: the old ones are kept)",
+            self.reloads.clone(),
         );
         r.register(
             "stonegame_connections_accepted",
@@ -531,6 +564,29 @@ fn gauge(value: u64) -> i64 {
 }
 
 impl Metrics {
+    /// Counts a StoneGame call refused for its bearer token (`reason`: one
+    /// of [`AUTH_REJECT_REASONS`]).
+    pub fn auth_rejected(&self, reason: &'static str) {
+        self.exported
+            .auth_rejected
+            .get_or_create(&ReasonLabels { reason })
+            .inc();
+    }
+
+    /// Counts a failed TLS handshake.
+    pub fn tls_handshake_failed(&self) {
+        self.exported.tls_handshake_failures.inc();
+    }
+
+    /// Counts a re-read of changed files (`what`: `tls` or `auth`).
+    pub fn reloaded(&self, what: &'static str, ok: bool) {
+        let result = if ok { "ok" } else { "error" };
+        self.exported
+            .reloads
+            .get_or_create(&ReloadLabels { what, result })
+            .inc();
+    }
+
     /// Reads a counter.
     pub fn get(counter: &AtomicU64) -> u64 {
         counter.load(Ordering::Relaxed)

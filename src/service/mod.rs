@@ -19,6 +19,9 @@
 //!   reflection and graceful shutdown, dispatching to the handlers;
 //! * [`transport`] — the HTTP/2 and TCP limits against hostile clients
 //!   (`[transport]`), set on the server builder and the accepted sockets;
+//! * [`tls`] — TLS and mTLS on the gRPC listener, certificates re-read
+//!   when they change; [`auth`] — bearer tokens in front of the StoneGame
+//!   RPCs; [`reload`] — the polling both re-read their files with;
 //! * [`telemetry`] — logging;
 //! * [`alloc`] — malloc tuning for processes moving many large messages.
 //!
@@ -29,6 +32,7 @@
 //! runtime's threads.
 
 pub mod alloc;
+pub mod auth;
 pub mod check;
 pub mod config;
 pub mod convert;
@@ -36,6 +40,7 @@ pub mod generate;
 pub mod limits;
 pub mod metrics;
 pub mod play;
+pub mod reload;
 pub mod server;
 pub mod solve;
 pub mod state;
@@ -43,6 +48,7 @@ pub mod suggest;
 pub mod tables;
 pub mod telemetry;
 pub mod transport;
+pub mod tls;
 pub mod validate;
 
 /// The generated `stonegame.v1` types, client and server (they live in

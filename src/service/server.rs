@@ -32,12 +32,24 @@ use tracing::Instrument;
 
 use crate::wire::MAX_FRAME_SIZE;
 
+use super::auth::{self, Authenticate};
 use super::config::Config;
 use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
+use super::tls::{self, Conn};
 use super::{check, generate, play, solve, suggest, tables, transport};
+
+/// The accepted connections, plaintext or after their TLS handshake.
+/// Accepted connections, plaintext or after their TLS handshake.
+type AcceptedConns =
+    std::pin::Pin<Box<dyn futures::Stream<Item = Result<Conn, std::io::Error>> + Send>>;
+/// The connections served: [`AcceptedConns`] under `[transport]`'s
+/// connection limit and preface deadline.
+type Incoming = std::pin::Pin<
+    Box<dyn futures::Stream<Item = Result<transport::Guarded<Conn>, std::io::Error>> + Send>,
+>;
 
 /// The fully qualified name of the service, as health and reflection know it.
 pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
@@ -86,6 +98,12 @@ pub enum ServeError {
     /// The transport failed.
     #[error("the server failed: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The TLS certificates cannot be used.
+    #[error(transparent)]
+    Tls(#[from] super::tls::TlsError),
+    /// The tokens file cannot be used.
+    #[error(transparent)]
+    Auth(#[from] super::auth::AuthError),
     /// The server task panicked or was aborted.
     #[error("the server task failed: {0}")]
     Join(#[from] tokio::task::JoinError),
@@ -315,11 +333,34 @@ async fn start_with_signal(
     } else {
         tracing::info!(key_id = %state.play.key.id_hex(), "Play state tokens signed with play.token_key");
     }
+    // The files are checked before anything is served: an error names the
+    // file and the server does not start.
+    let tls = if config.tls.enabled() {
+        Some(tls::load(&config.tls, &state.metrics)?)
+    } else {
+        None
+    };
+    let auth = if config.auth.tokens_file.is_empty() {
+        None
+    } else {
+        Some(auth::load(&config.auth, &state.metrics)?)
+    };
     let metrics = Arc::clone(&state.metrics);
-    let incoming = transport::tcp_options(TcpIncoming::from(listener), &config.transport)
-        .map(move |accepted| accepted.map(|io| CountedConn::new(io, &metrics)));
-    // At most transport.max_connections open, each with a handshake deadline.
-    let incoming = transport::Incoming::new(incoming, &config.transport);
+    let accepted: AcceptedConns = match &tls {
+        // After the TLS handshake (its own deadline, in tls::incoming).
+        Some(tls) => Box::pin(tls::incoming(
+            listener,
+            Arc::clone(&tls.certificates),
+            Arc::clone(&metrics),
+        )),
+        None => Box::pin(
+            transport::tcp_options(TcpIncoming::from(listener), &config.transport)
+                .map(move |accepted| accepted.map(|io| Conn::Plain(CountedConn::new(io, &metrics)))),
+        ),
+    };
+    // At most transport.max_connections open, each with a deadline for the
+    // HTTP/2 preface (after TLS, on the decrypted bytes).
+    let incoming: Incoming = Box::pin(transport::Incoming::new(accepted, &config.transport));
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_service_status(SERVICE_NAME, ServingStatus::Serving)
@@ -334,7 +375,15 @@ async fn start_with_signal(
         .build_v1alpha()?;
     let service = StoneGameServer::new(StoneGameService::new(Arc::clone(&state)))
         .max_decoding_message_size(config.limits.max_message_bytes.get());
-    // Health checks and reflection are not counted: only StoneGame's RPCs.
+    // Only StoneGame's RPCs need a token: health and reflection stay open
+    // (probes). Without auth.tokens_file every call passes.
+    let service = Authenticate::new(
+        service,
+        auth.as_ref().map(|a| Arc::clone(&a.tokens)),
+        Arc::clone(&state.metrics),
+    );
+    // Health checks and reflection are not counted: only StoneGame's RPCs
+    // (those refused for their token too, as UNAUTHENTICATED).
     let service = CountRpcs::new(service, Arc::clone(&state.metrics));
     // The flow-control windows stay at hyper's defaults (1 MiB per stream
     // and per connection): a Solve stream never holds more than
@@ -371,8 +420,10 @@ async fn start_with_signal(
         AbortOnDrop(tokio::spawn(serve_http(listener, render)))
     });
     let task = tokio::spawn(async move {
-        // The metrics are served until the server stops.
+        // The metrics are served, and the certificates and tokens re-read,
+        // until the server stops.
         let _metrics_task = metrics_task;
+        let _reloading = (tls, auth);
         let server = router.serve_with_incoming_shutdown(incoming, async {
             let _ = drain_rx.await;
         });

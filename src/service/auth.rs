@@ -1,0 +1,320 @@
+//! Bearer-token authentication of the `stonegame.v1.StoneGame` RPCs
+//! (`auth.tokens_file`, docs/security.md).
+//!
+//! [`Authenticate`] wraps the StoneGame service only (health and reflection
+//! stay open for probes): a call without `authorization: Bearer TOKEN`
+//! naming a token of the file is answered UNAUTHENTICATED before it reaches
+//! a handler. The message says whether the token was missing, malformed or
+//! unknown, never what it was; `stonegame_auth_rejected_total{reason}`
+//! counts each reason. Nothing here logs a token.
+//!
+//! Only the SHA-256 digests of the tokens are kept; a presented token is
+//! hashed and compared with every digest in constant time (`subtle`), so
+//! the time taken tells nothing about how much of a token matched. The file
+//! is re-read when it changes ([`super::reload`]): a rotation adds the new
+//! token, moves the clients, then removes the old one, without a restart.
+//! An empty or unreadable file refuses to start; a later bad version is
+//! logged and the old tokens stay.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use hyper::http;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use tokio::task::JoinHandle;
+use tonic::Status;
+use tonic::body::Body;
+use tonic::server::NamedService;
+
+use super::config::AuthConfig;
+use super::metrics::Metrics;
+use super::reload;
+
+/// Why the tokens file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// The file cannot be read.
+    #[error("cannot read auth.tokens_file {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file holds no token (an empty file never means "no auth").
+    #[error(
+        "auth.tokens_file {} holds no token (one a line; `#` starts a comment); \
+         leave auth.tokens_file empty for no authentication",
+        .path.display()
+    )]
+    Empty { path: PathBuf },
+    /// A line is not a usable token (the token itself is not shown).
+    #[error(
+        "auth.tokens_file {} line {line}: a token must be printable ASCII without spaces",
+        .path.display()
+    )]
+    Invalid { path: PathBuf, line: usize },
+}
+
+/// The tokens of a file's text, one a line: blank lines and `#` comments
+/// (whole lines, or after a token) are skipped, surrounding space trimmed.
+/// `Err(line)` names the first line holding an unusable token.
+pub fn parse_tokens(text: &str) -> Result<Vec<&str>, usize> {
+    let mut tokens = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !line.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(i + 1);
+        }
+        tokens.push(line);
+    }
+    Ok(tokens)
+}
+
+fn digest(token: &[u8]) -> [u8; 32] {
+    Sha256::digest(token).into()
+}
+
+/// The digests of the tokens of `bytes` (the file at `path`).
+fn digests(path: &Path, bytes: &[u8]) -> Result<Vec<[u8; 32]>, AuthError> {
+    let text = String::from_utf8_lossy(bytes);
+    let tokens = parse_tokens(&text).map_err(|line| AuthError::Invalid {
+        path: path.to_path_buf(),
+        line,
+    })?;
+    if tokens.is_empty() {
+        return Err(AuthError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(tokens.iter().map(|t| digest(t.as_bytes())).collect())
+}
+
+/// Why a call is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejection {
+    /// No `authorization` metadata.
+    Missing,
+    /// Not `Bearer TOKEN`.
+    Malformed,
+    /// A token not in the file.
+    Unknown,
+}
+
+impl Rejection {
+    /// The `reason` label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rejection::Missing => "missing",
+            Rejection::Malformed => "malformed",
+            Rejection::Unknown => "unknown",
+        }
+    }
+
+    /// The status sent (the token is never echoed).
+    pub fn status(self) -> Status {
+        Status::unauthenticated(match self {
+            Rejection::Missing => {
+                "missing bearer token: send the metadata `authorization: Bearer TOKEN`"
+            }
+            Rejection::Malformed => {
+                "malformed authorization metadata: expected `Bearer TOKEN` (one token of printable ASCII)"
+            }
+            Rejection::Unknown => "unknown bearer token",
+        })
+    }
+}
+
+/// The accepted tokens (their digests), swapped when the file changes.
+#[derive(Debug)]
+pub struct Tokens {
+    digests: RwLock<Arc<Vec<[u8; 32]>>>,
+}
+
+impl Tokens {
+    /// Checks an `authorization` value (`None`: absent).
+    pub fn check(&self, authorization: Option<&[u8]>) -> Result<(), Rejection> {
+        let value = authorization.ok_or(Rejection::Missing)?;
+        let token = bearer(value).ok_or(Rejection::Malformed)?;
+        let presented = digest(token);
+        let digests = match self.digests.read() {
+            Ok(d) => Arc::clone(&d),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        };
+        // Every digest is compared (no early exit).
+        let mut found = subtle::Choice::from(0);
+        for d in digests.iter() {
+            found |= d.ct_eq(&presented);
+        }
+        if bool::from(found) {
+            Ok(())
+        } else {
+            Err(Rejection::Unknown)
+        }
+    }
+
+    fn set(&self, digests: Vec<[u8; 32]>) {
+        match self.digests.write() {
+            Ok(mut d) => *d = Arc::new(digests),
+            Err(poisoned) => *poisoned.into_inner() = Arc::new(digests),
+        }
+    }
+}
+
+/// The token of `Bearer TOKEN` (the scheme case-insensitive, RFC 6750).
+fn bearer(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, token) = value.split_at_checked(7)?;
+    if !scheme.eq_ignore_ascii_case(b"bearer ") {
+        return None;
+    }
+    let token = token.trim_ascii();
+    (!token.is_empty() && token.iter().all(u8::is_ascii_graphic)).then_some(token)
+}
+
+/// The tokens of a server and the task re-reading them (aborted when this
+/// is dropped).
+#[derive(Debug)]
+pub struct Auth {
+    /// The accepted tokens.
+    pub tokens: Arc<Tokens>,
+    watcher: JoinHandle<()>,
+}
+
+impl Drop for Auth {
+    fn drop(&mut self) {
+        self.watcher.abort();
+    }
+}
+
+/// Loads `config.tokens_file` (an error names it) and starts re-reading it.
+/// Must run on a tokio runtime.
+pub fn load(config: &AuthConfig, metrics: &Arc<Metrics>) -> Result<Auth, AuthError> {
+    let path = PathBuf::from(&config.tokens_file);
+    let bytes = std::fs::read(&path).map_err(|source| AuthError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let tokens = Arc::new(Tokens {
+        digests: RwLock::new(Arc::new(digests(&path, &bytes)?)),
+    });
+    let target = Arc::clone(&tokens);
+    let watched = path.clone();
+    let watcher = reload::watch(
+        "auth",
+        vec![path],
+        Duration::from_millis(config.reload_interval_ms),
+        vec![bytes],
+        Arc::clone(metrics),
+        move |contents| {
+            let d = digests(&watched, &contents[0]).map_err(|e| e.to_string())?;
+            target.set(d);
+            Ok(())
+        },
+    );
+    Ok(Auth { tokens, watcher })
+}
+
+/// The StoneGame service behind a bearer-token check.
+#[derive(Debug, Clone)]
+pub struct Authenticate<S> {
+    inner: S,
+    tokens: Option<Arc<Tokens>>,
+    metrics: Arc<Metrics>,
+}
+
+impl<S> Authenticate<S> {
+    /// `inner`, answering only calls with a token of `tokens` (`None`:
+    /// every call).
+    pub fn new(inner: S, tokens: Option<Arc<Tokens>>, metrics: Arc<Metrics>) -> Authenticate<S> {
+        Authenticate {
+            inner,
+            tokens,
+            metrics,
+        }
+    }
+}
+
+impl<S: NamedService> NamedService for Authenticate<S> {
+    const NAME: &'static str = S::NAME;
+}
+
+impl<S, B> tonic::codegen::Service<http::Request<B>> for Authenticate<S>
+where
+    S: tonic::codegen::Service<
+            http::Request<B>,
+            Response = http::Response<Body>,
+            Error = Infallible,
+        >,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let Some(tokens) = &self.tokens else {
+            return Box::pin(self.inner.call(request));
+        };
+        let authorization = request
+            .headers()
+            .get(http::header::AUTHORIZATION)
+            .map(|v| v.as_bytes());
+        match tokens.check(authorization) {
+            Ok(()) => Box::pin(self.inner.call(request)),
+            Err(rejection) => {
+                self.metrics.auth_rejected(rejection.as_str());
+                tracing::debug!(
+                    path = request.uri().path(),
+                    reason = rejection.as_str(),
+                    "call refused: UNAUTHENTICATED"
+                );
+                let response = rejection.status().into_http();
+                Box::pin(async move { Ok(response) })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_file_format() {
+        assert_eq!(
+            parse_tokens("# c\n\n  a1 \nb2 # note\n#x\n").unwrap(),
+            vec!["a1", "b2"]
+        );
+        assert_eq!(parse_tokens("a\nb c\n"), Err(2));
+        assert!(parse_tokens("# only\n\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn bearer_values() {
+        let tokens = Tokens {
+            digests: RwLock::new(Arc::new(vec![digest(b"s3cret")])),
+        };
+        assert_eq!(tokens.check(None), Err(Rejection::Missing));
+        assert_eq!(tokens.check(Some(b"s3cret")), Err(Rejection::Malformed));
+        assert_eq!(
+            tokens.check(Some(b"Basic s3cret")),
+            Err(Rejection::Malformed)
+        );
+        assert_eq!(tokens.check(Some(b"Bearer ")), Err(Rejection::Malformed));
+        assert_eq!(tokens.check(Some(b"Bearer a b")), Err(Rejection::Malformed));
+        assert_eq!(tokens.check(Some(b"Bearer nope")), Err(Rejection::Unknown));
+        assert_eq!(tokens.check(Some(b"Bearer s3cret")), Ok(()));
+        assert_eq!(tokens.check(Some(b"bearer s3cret")), Ok(()));
+    }
+}

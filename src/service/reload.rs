@@ -1,0 +1,93 @@
+//! Re-reading files when they change, by polling: the certificates of
+//! [`super::tls`] and the tokens of [`super::auth`].
+//!
+//! Every interval the files are read whole and compared with what was
+//! last seen; when the bytes differ the new contents are handed to the
+//! owner, which applies them or refuses them (then the old ones stay and an
+//! error is logged, once per distinct content). Polling the contents, not
+//! watching inodes, follows a Kubernetes Secret's in-place update (a
+//! symlink swap of the whole directory) and an editor's rename alike, on
+//! every platform, without another dependency; the files are small.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use super::metrics::Metrics;
+
+/// The contents of the watched files, in order.
+pub type Contents = Vec<Vec<u8>>;
+
+/// Reads every file of `paths`; the first error names its file.
+pub fn read_all(paths: &[PathBuf]) -> Result<Contents, (PathBuf, std::io::Error)> {
+    paths
+        .iter()
+        .map(|p| std::fs::read(p).map_err(|e| (p.clone(), e)))
+        .collect()
+}
+
+/// Polls `paths` every `every` and calls `apply` with their contents when
+/// they differ from `initial` (and from the last contents seen). `apply`
+/// returns an error message to keep the old state. `what` names the files
+/// in logs and in `stonegame_reloads_total`. The task runs until aborted.
+pub fn watch<F>(
+    what: &'static str,
+    paths: Vec<PathBuf>,
+    every: Duration,
+    initial: Contents,
+    metrics: Arc<Metrics>,
+    apply: F,
+) -> JoinHandle<()>
+where
+    F: Fn(&Contents) -> Result<(), String> + Send + 'static,
+{
+    tokio::spawn(async move {
+        let mut seen = initial;
+        let mut last_read_error: Option<String> = None;
+        let mut interval = tokio::time::interval(every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        interval.tick().await;
+        loop {
+            interval.tick().await;
+            let paths_for_read = paths.clone();
+            let read = tokio::task::spawn_blocking(move || read_all(&paths_for_read)).await;
+            let contents = match read {
+                Ok(Ok(contents)) => {
+                    last_read_error = None;
+                    contents
+                }
+                Ok(Err((path, e))) => {
+                    // A Secret update swaps a symlink: a read may miss the
+                    // file for an instant. Logged once per distinct error.
+                    let message = format!("{}: {e}", path.display());
+                    if last_read_error.as_ref() != Some(&message) {
+                        tracing::error!(what, error = %message, "cannot re-read; keeping the old ones");
+                        metrics.reloaded(what, false);
+                        last_read_error = Some(message);
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    tracing::error!(what, error = %e, "the re-reading task failed");
+                    continue;
+                }
+            };
+            if contents == seen {
+                continue;
+            }
+            match apply(&contents) {
+                Ok(()) => {
+                    tracing::info!(what, "changed files re-read and applied");
+                    metrics.reloaded(what, true);
+                }
+                Err(e) => {
+                    tracing::error!(what, error = %e, "changed files refused; keeping the old ones");
+                    metrics.reloaded(what, false);
+                }
+            }
+            seen = contents;
+        }
+    })
+}
