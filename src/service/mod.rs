@@ -47,8 +47,8 @@ pub mod state;
 pub mod suggest;
 pub mod tables;
 pub mod telemetry;
-pub mod transport;
 pub mod tls;
+pub mod transport;
 pub mod validate;
 
 /// The generated `stonegame.v1` types, client and server (they live in

@@ -354,8 +354,9 @@ async fn start_with_signal(
             Arc::clone(&metrics),
         )),
         None => Box::pin(
-            transport::tcp_options(TcpIncoming::from(listener), &config.transport)
-                .map(move |accepted| accepted.map(|io| Conn::Plain(CountedConn::new(io, &metrics)))),
+            transport::tcp_options(TcpIncoming::from(listener), &config.transport).map(
+                move |accepted| accepted.map(|io| Conn::Plain(CountedConn::new(io, &metrics))),
+            ),
         ),
     };
     // At most transport.max_connections open, each with a deadline for the
