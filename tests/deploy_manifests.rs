@@ -37,6 +37,9 @@ struct Overlay {
     zone_spread: bool,
     /// A Prometheus operator ServiceMonitor.
     service_monitor: bool,
+    /// TLS and bearer tokens (components/tls): Secrets mounted as
+    /// directories, exec probes via `stonegame client health --tls-ca`.
+    tls: bool,
 }
 
 const DEV: Overlay = Overlay {
@@ -45,6 +48,7 @@ const DEV: Overlay = Overlay {
     replicas: Some(1),
     zone_spread: false,
     service_monitor: false,
+    tls: false,
 };
 
 const PROD: Overlay = Overlay {
@@ -53,7 +57,17 @@ const PROD: Overlay = Overlay {
     replicas: None,
     zone_spread: true,
     service_monitor: true,
+    tls: false,
 };
+
+const PROD_TLS: Overlay = Overlay {
+    name: "prod-tls",
+    tls: true,
+    ..PROD
+};
+
+const TLS_DIR: &str = "/etc/stonegame/tls";
+const TOKENS_DIR: &str = "/etc/stonegame/tokens";
 
 const UID: i64 = 65532;
 const GRPC_PORT: i64 = 50051;
@@ -453,32 +467,36 @@ fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
             .or_else(|| p.as_str().and_then(|n| ports.get(n).copied()))
     };
 
-    // Probes: gRPC health on the gRPC port; readiness names the service.
-    for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
-        let p = &c[probe];
-        rule!(!p.is_badvalue(), "container: {probe} is missing");
-        rule!(
-            p["grpc"]["port"].as_i64() == Some(GRPC_PORT),
-            "container: {probe} must be a grpc probe on port {GRPC_PORT}"
-        );
-        for other in ["exec", "httpGet", "tcpSocket"] {
+    if expect.tls {
+        tls_rules(c, &pod["volumes"], &mut v);
+    } else {
+        // Probes: gRPC health on the gRPC port; readiness names the service.
+        for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
+            let p = &c[probe];
+            rule!(!p.is_badvalue(), "container: {probe} is missing");
             rule!(
-                p[other].is_badvalue(),
-                "container: {probe} must not use {other}"
+                p["grpc"]["port"].as_i64() == Some(GRPC_PORT),
+                "container: {probe} must be a grpc probe on port {GRPC_PORT}"
+            );
+            for other in ["exec", "httpGet", "tcpSocket"] {
+                rule!(
+                    p[other].is_badvalue(),
+                    "container: {probe} must not use {other}"
+                );
+            }
+        }
+        rule!(
+            c["readinessProbe"]["grpc"]["service"].as_str() == Some(READINESS_SERVICE),
+            "container: readinessProbe must ask for service {READINESS_SERVICE} (NOT_SERVING on drain)"
+        );
+        for probe in ["startupProbe", "livenessProbe"] {
+            rule!(
+                text(&c[probe]["grpc"]["service"])
+                    .unwrap_or_default()
+                    .is_empty(),
+                "container: {probe} must ask for the whole server (service \"\")"
             );
         }
-    }
-    rule!(
-        c["readinessProbe"]["grpc"]["service"].as_str() == Some(READINESS_SERVICE),
-        "container: readinessProbe must ask for service {READINESS_SERVICE} (NOT_SERVING on drain)"
-    );
-    for probe in ["startupProbe", "livenessProbe"] {
-        rule!(
-            text(&c[probe]["grpc"]["service"])
-                .unwrap_or_default()
-                .is_empty(),
-            "container: {probe} must ask for the whole server (service \"\")"
-        );
     }
 
     // Requests and limits.
@@ -817,6 +835,102 @@ fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
 
 /// The text of the ConfigMap key that `path` names through the container's
 /// read-only volume mount.
+/// The TLS component's rules (`Overlay::tls`): Secrets mounted readOnly as
+/// whole directories (no subPath, so a rotated Secret reaches the pod), the
+/// server's TLS and tokens files inside those mounts, and exec probes that
+/// run `stonegame client health` over TLS (kubelet's grpc probes cannot).
+fn tls_rules(c: &Yaml, volumes: &Yaml, v: &mut Vec<String>) {
+    let env: HashMap<String, String> = list(&c["env"])
+        .iter()
+        .filter_map(|e| Some((text(&e["name"])?, text(&e["value"])?)))
+        .collect();
+    let mounts = list(&c["volumeMounts"]);
+    for (secret, dir) in [("stonegame-tls", TLS_DIR), ("stonegame-tokens", TOKENS_DIR)] {
+        let volume = list(volumes)
+            .iter()
+            .find(|vol| vol["secret"]["secretName"].as_str() == Some(secret));
+        let Some(volume) = volume else {
+            v.push(format!("tls: no volume from Secret {secret}"));
+            continue;
+        };
+        let vname = text(&volume["name"]).unwrap_or_default();
+        let mount = mounts
+            .iter()
+            .find(|m| text(&m["name"]).as_deref() == Some(vname.as_str()));
+        let Some(mount) = mount else {
+            v.push(format!("tls: Secret {secret} is not mounted"));
+            continue;
+        };
+        if !mount["subPath"].is_badvalue() || !mount["subPathExpr"].is_badvalue() {
+            v.push(format!(
+                "tls: Secret {secret} must be mounted as a directory without subPath (rotation)"
+            ));
+        }
+        if text(&mount["mountPath"]).as_deref() != Some(dir) {
+            v.push(format!("tls: Secret {secret} must be mounted at {dir}"));
+        }
+        if mount["readOnly"].as_bool() != Some(true) {
+            v.push(format!("tls: Secret {secret} must be mounted readOnly"));
+        }
+    }
+    for (key, file) in [
+        ("STONEGAME_TLS__CERT_FILE", format!("{TLS_DIR}/tls.crt")),
+        ("STONEGAME_TLS__KEY_FILE", format!("{TLS_DIR}/tls.key")),
+        (
+            "STONEGAME_AUTH__TOKENS_FILE",
+            format!("{TOKENS_DIR}/tokens"),
+        ),
+    ] {
+        if env.get(key) != Some(&file) {
+            v.push(format!(
+                "tls: env {key} must be {file} (inside the Secret's mount)"
+            ));
+        }
+    }
+    for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
+        let p = &c[probe];
+        for other in ["grpc", "httpGet", "tcpSocket"] {
+            if !p[other].is_badvalue() {
+                v.push(format!("tls: {probe} must not use {other}"));
+            }
+        }
+        let args: Vec<String> = list(&p["exec"]["command"])
+            .iter()
+            .filter_map(text)
+            .collect();
+        let want_start = ["/stonegame", "client", "health"];
+        if args.len() < 3 || args[..3] != want_start {
+            v.push(format!("tls: {probe} must exec stonegame client health"));
+        }
+        let flag = |name: &str| {
+            args.iter()
+                .position(|a| a == name)
+                .and_then(|i| args.get(i + 1))
+                .cloned()
+        };
+        if flag("--server") != Some(format!("https://127.0.0.1:{GRPC_PORT}")) {
+            v.push(format!(
+                "tls: {probe} must use --server https://127.0.0.1:{GRPC_PORT}"
+            ));
+        }
+        if flag("--tls-ca") != Some(format!("{TLS_DIR}/ca.crt")) {
+            v.push(format!("tls: {probe} must pass --tls-ca {TLS_DIR}/ca.crt"));
+        }
+        let service = flag("--service");
+        if probe == "readinessProbe" {
+            if service.as_deref() != Some(READINESS_SERVICE) {
+                v.push(format!(
+                    "tls: readinessProbe must ask for service {READINESS_SERVICE}"
+                ));
+            }
+        } else if service.is_some() {
+            v.push(format!(
+                "tls: {probe} must ask for the whole server (no --service)"
+            ));
+        }
+    }
+}
+
 fn config_map_file(objects: &[Yaml], pod: &Yaml, c: &Yaml, path: &str) -> Result<String, String> {
     let path = Path::new(path);
     let mount = list(&c["volumeMounts"])
@@ -911,6 +1025,11 @@ fn dev_overlay_holds_every_rule() {
 #[test]
 fn prod_overlay_holds_every_rule() {
     assert_holds(&PROD);
+}
+
+#[test]
+fn prod_tls_overlay_holds_every_rule() {
+    assert_holds(&PROD_TLS);
 }
 
 // --- each rule can fail -------------------------------------------------
@@ -1501,5 +1620,133 @@ fn a_short_token_key_in_a_rendered_secret_is_reported() {
             .iter()
             .any(|v| v.contains("must hold a token key of at least 32 bytes")),
         "{found:?}"
+    );
+}
+
+#[test]
+fn every_tls_rule_can_fail() {
+    let breaks: Vec<Break> = vec![
+        (
+            "tls Secret mounted by subPath",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.volumeMounts.0.subPath"),
+                    "tls.crt",
+                );
+            },
+            "Secret stonegame-tls must be mounted as a directory without subPath",
+        ),
+        (
+            "tokens Secret mounted by subPath",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.volumeMounts.1.subPath"),
+                    "tokens",
+                );
+            },
+            "Secret stonegame-tokens must be mounted as a directory without subPath",
+        ),
+        (
+            "tls Secret writable",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.volumeMounts.0.readOnly"),
+                    "false",
+                );
+            },
+            "Secret stonegame-tls must be mounted readOnly",
+        ),
+        (
+            "cert file outside the mount",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.env.0.value"),
+                    "/tmp/tls.crt",
+                );
+            },
+            "env STONEGAME_TLS__CERT_FILE must be",
+        ),
+        (
+            "key file outside the mount",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.env.1.value"),
+                    "/tmp/tls.key",
+                );
+            },
+            "env STONEGAME_TLS__KEY_FILE must be",
+        ),
+        (
+            "no tokens file",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.env.2.name"),
+                    "UNRELATED",
+                );
+            },
+            "env STONEGAME_AUTH__TOKENS_FILE must be",
+        ),
+        (
+            "grpc probe back (no TLS)",
+            |o| {
+                let d = object(o, "Deployment", "stonegame");
+                remove(d, &format!("{CONTAINER}.livenessProbe.exec"));
+                set(
+                    d,
+                    &format!("{CONTAINER}.livenessProbe.grpc"),
+                    "{port: 50051}",
+                );
+            },
+            "livenessProbe must not use grpc",
+        ),
+        (
+            "probe without --tls-ca",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.startupProbe.exec.command.6"),
+                    "--tls-server-name",
+                );
+            },
+            "startupProbe must pass --tls-ca",
+        ),
+        (
+            "readiness without the service",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.readinessProbe.exec.command.10"),
+                    "--verbose",
+                );
+            },
+            "readinessProbe must ask for service",
+        ),
+    ];
+    let pristine = render(PROD_TLS.name);
+    assert!(
+        violations(&pristine, &PROD_TLS).is_empty(),
+        "the prod-tls overlay must hold every rule first"
+    );
+    let mut silent = Vec::new();
+    for (what, apply, words) in &breaks {
+        let mut objects = pristine.clone();
+        apply(&mut objects);
+        let found = violations(&objects, &PROD_TLS);
+        if !found.iter().any(|f| f.contains(words)) {
+            silent.push(format!(
+                "{what}: want a report with {words:?}, got {found:?}"
+            ));
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "breaks that no rule reported:\n  {}",
+        silent.join("\n  ")
     );
 }
