@@ -45,7 +45,7 @@ fn limits(max_piles: usize) -> Limits {
 
 fn key() -> &'static TokenKey {
     static KEY: OnceLock<TokenKey> = OnceLock::new();
-    KEY.get_or_init(|| TokenKey::from_config("a fuzzing key of at least thirty-two bytes"))
+    KEY.get_or_init(|| TokenKey::from_config("a fuzzing key of at least thirty-two bytes").unwrap())
 }
 
 /// A game built from the request's fields (whatever it holds), for the

@@ -89,9 +89,10 @@ pub enum ServeError {
         addr: String,
         source: std::io::Error,
     },
-    /// The worker pool could not be built.
-    #[error("cannot start the worker pool: {0}")]
-    Pool(#[from] rayon::ThreadPoolBuildError),
+    /// The shared state (the worker pool, the Play token key) could not
+    /// be built.
+    #[error(transparent)]
+    State(#[from] super::state::StateInitError),
     /// Reflection could not be set up.
     #[error("cannot set up server reflection: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),

@@ -40,6 +40,17 @@ use super::play::PlayShared;
 /// A boxed response stream.
 pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
+/// Why the shared state could not be built (a start-up error).
+#[derive(Debug, thiserror::Error)]
+pub enum StateInitError {
+    /// The CPU pool could not be started.
+    #[error("cannot start the worker pool: {0}")]
+    Pool(#[from] rayon::ThreadPoolBuildError),
+    /// No `play.token_key` and no random key.
+    #[error(transparent)]
+    TokenKey(#[from] super::play::token::RandomKeyError),
+}
+
 /// What every RPC shares.
 #[derive(Debug)]
 pub struct State {
@@ -65,7 +76,7 @@ pub struct State {
 
 impl State {
     /// The state for a configuration.
-    pub fn new(config: &Config) -> Result<State, rayon::ThreadPoolBuildError> {
+    pub fn new(config: &Config) -> Result<State, StateInitError> {
         let workers = match config.workers {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -87,7 +98,7 @@ impl State {
                 config.limits.max_play_sessions.get() as u64,
                 &config.play.token_key,
                 config.play.row_cache_bytes,
-            ),
+            )?,
         })
     }
 

@@ -60,12 +60,16 @@ pub struct PlayShared {
 impl PlayShared {
     /// The shared parts for `max_sessions` sessions, the key of
     /// `play.token_key` and a cache of `cache_bytes`.
-    pub fn new(max_sessions: u64, token_key: &str, cache_bytes: u64) -> PlayShared {
-        PlayShared {
+    pub fn new(
+        max_sessions: u64,
+        token_key: &str,
+        cache_bytes: u64,
+    ) -> Result<PlayShared, token::RandomKeyError> {
+        Ok(PlayShared {
             sessions: Budget::play_sessions(max_sessions),
-            key: TokenKey::from_config(token_key),
+            key: TokenKey::from_config(token_key)?,
             cache: RowCache::new(cache_bytes),
-        }
+        })
     }
 }
 

@@ -102,6 +102,14 @@ pub enum TokenError {
     Field(&'static str),
 }
 
+/// `play.token_key` is unset and the operating system gave no random key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "play.token_key is unset and no random key could be read from the operating system \
+     ({0}); set play.token_key (STONEGAME_PLAY__TOKEN_KEY)"
+)]
+pub struct RandomKeyError(String);
+
 /// The key tokens are signed with.
 #[derive(Clone)]
 pub struct TokenKey {
@@ -124,20 +132,24 @@ impl TokenKey {
     /// The key of `play.token_key` (its UTF-8 bytes, at least
     /// [`MIN_KEY_BYTES`]; the configuration checks that), or a random one
     /// when it is empty.
-    pub fn from_config(key: &str) -> TokenKey {
+    pub fn from_config(key: &str) -> Result<TokenKey, RandomKeyError> {
         if key.is_empty() {
             TokenKey::random()
         } else {
-            TokenKey::new(key.as_bytes().to_vec(), false)
+            Ok(TokenKey::new(key.as_bytes().to_vec(), false))
         }
     }
 
-    /// A random 32-byte key (from the operating system's generator).
-    pub fn random() -> TokenKey {
-        use rand::RngCore;
+    /// A random 32-byte key from the operating system's generator; an error
+    /// (never a panic) where it cannot be read (a sandbox without
+    /// `getrandom` or `/dev/urandom`).
+    pub fn random() -> Result<TokenKey, RandomKeyError> {
+        use rand::TryRngCore;
         let mut key = vec![0u8; 32];
-        rand::rng().fill_bytes(&mut key);
-        TokenKey::new(key, true)
+        rand::rngs::OsRng
+            .try_fill_bytes(&mut key)
+            .map_err(|e| RandomKeyError(e.to_string()))?;
+        Ok(TokenKey::new(key, true))
     }
 
     fn new(key: Vec<u8>, random: bool) -> TokenKey {
@@ -270,7 +282,7 @@ mod tests {
 
     #[test]
     fn tokens_round_trip_and_refuse_every_altered_byte() {
-        let key = TokenKey::from_config(&"k".repeat(40));
+        let key = TokenKey::from_config(&"k".repeat(40)).unwrap();
         let token = key.sign(&game());
         assert_eq!(token.len(), TOKEN_BYTES);
         assert!(token.len() <= 128);
@@ -284,16 +296,16 @@ mod tests {
             key.open(&token[1..]),
             Err(TokenError::Length(TOKEN_BYTES - 1))
         );
-        let other = TokenKey::from_config(&"j".repeat(40));
+        let other = TokenKey::from_config(&"j".repeat(40)).unwrap();
         assert_eq!(other.open(&token), Err(TokenError::Signature));
         assert_ne!(other.id_hex(), key.id_hex());
         // The same key string gives the same key: any replica can open it.
         assert_eq!(
-            TokenKey::from_config(&"k".repeat(40)).open(&token),
+            TokenKey::from_config(&"k".repeat(40)).unwrap().open(&token),
             Ok(game())
         );
         // Random keys differ.
-        let (a, b) = (TokenKey::random(), TokenKey::random());
+        let (a, b) = (TokenKey::random().unwrap(), TokenKey::random().unwrap());
         assert!(a.is_random());
         assert_eq!(b.open(&a.sign(&game())), Err(TokenError::Signature));
         assert!(!format!("{a:?}").contains(&format!("{:?}", a.key)));
