@@ -35,8 +35,14 @@ fn run(cmd: &mut Command) -> Result<(), String> {
 }
 
 /// The venv's python, creating the venv and installing the packages when
-/// they are not there yet.
+/// they are not there yet. Once per test process: the tests of this file
+/// run in parallel and would otherwise install into the same venv at once.
 fn venv_python() -> PathBuf {
+    static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(make_venv).clone()
+}
+
+fn make_venv() -> PathBuf {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interop-venv");
     let python = venv.join("bin").join("python");
     let ready = || {
