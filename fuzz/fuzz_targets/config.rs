@@ -53,6 +53,9 @@ fuzz_target!(|data: &[u8]| {
             assert!(message.starts_with("invalid configuration: "), "{message}");
             let named = match &e {
                 ConfigError::Value { key, .. } => message.contains(key),
+                ConfigError::Syntax { .. } => {
+                    message.contains("line ") && message.contains("column ")
+                }
                 ConfigError::Load(_) => {
                     message.contains("line")
                         || message.contains("key")

@@ -207,6 +207,9 @@ pub enum ConfigError {
     /// A source could not be read or does not match the schema.
     #[error("invalid configuration: {0}")]
     Load(#[from] config::ConfigError),
+    /// The file is not TOML; `message` gives the line and column.
+    #[error("invalid configuration: {path}: {message}")]
+    Syntax { path: String, message: String },
     /// A value is out of its range.
     #[error("invalid configuration: {key} {problem}")]
     Value { key: &'static str, problem: String },
@@ -219,6 +222,37 @@ pub struct Overrides {
     pub listen: Option<String>,
     /// `--metrics-listen ADDR`.
     pub metrics_listen: Option<String>,
+}
+
+/// Parses the file as TOML alone, so that a syntax error names its line
+/// and column: the config crate reports some (an integer such as `1_x`)
+/// without them. A file that cannot be read is left to the config crate,
+/// whose error names it.
+fn check_toml_syntax(path: &Path) -> Result<(), ConfigError> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(());
+    };
+    let syntax = |message: String| ConfigError::Syntax {
+        path: path.display().to_string(),
+        message,
+    };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = before.len()
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+            + 1;
+        syntax(format!(
+            "not UTF-8 at line {line}, column {column} (byte {})",
+            before.len() + 1
+        ))
+    })?;
+    toml::from_str::<toml::Table>(&text)
+        .map(drop)
+        .map_err(|e| syntax(e.to_string().trim_end().to_string()))
 }
 
 impl Config {
@@ -238,6 +272,7 @@ impl Config {
         let mut builder =
             config::Config::builder().add_source(File::from_str(DEFAULT_CONFIG, FileFormat::Toml));
         if let Some(path) = file {
+            check_toml_syntax(path)?;
             builder = builder.add_source(File::from(path).format(FileFormat::Toml));
         }
         builder = builder.add_source(
@@ -334,6 +369,35 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         )
+    }
+
+    /// The error of loading a file of `bytes` (no environment).
+    fn file_error(bytes: &[u8]) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, bytes).unwrap();
+        Config::load(Some(&path), env(&[]), &Overrides::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// Found by the `config` fuzz target: the config crate reported
+    /// `workers = 1_chunwo` as "invalid digit found in string in c.toml",
+    /// naming no line, column or key.
+    #[test]
+    fn syntax_errors_name_line_and_column() {
+        let e = file_error(b"workers = 1_chunwo");
+        assert!(
+            e.contains("c.toml") && e.contains("line 1, column 11"),
+            "{e}"
+        );
+        let e = file_error(b"[limits]\nmax_piles = 12x\n");
+        assert!(e.contains("line 2, column 13"), "{e}");
+        let e = file_error(b"workers = 1\nlisten = \"a\xc3\x28\"\n");
+        assert!(e.contains("not UTF-8 at line 2, column 12"), "{e}");
+        // A well-formed file with a wrong value still names the key.
+        let e = file_error(b"workers = \"many\"\n");
+        assert!(e.contains("workers"), "{e}");
     }
 
     #[test]
