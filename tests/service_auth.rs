@@ -1,8 +1,9 @@
 //! Bearer tokens (`auth.tokens_file`): missing, malformed and unknown
 //! tokens refused UNAUTHENTICATED without echoing them and counted by
 //! reason, a good token served, health open without one, rotation of the
-//! file under a running server, an empty file refused at start-up, and the
-//! CLI's `--token-file` and `STONEGAME_TOKEN`.
+//! file under a running server, an empty file refused at start-up, the
+//! CLI's `--token-file` and `STONEGAME_TOKEN`, and no token in any log line
+//! of a server logging at trace level.
 
 mod common;
 
@@ -251,4 +252,113 @@ async fn cli_token_file_and_environment() {
     let (code, out, err) = run(args, None).await.unwrap();
     assert_eq!((code, out.as_str()), (Some(0), "SERVING\n"), "{err}");
     server.shutdown().await.unwrap();
+}
+
+/// The server's log at trace level (every crate: tonic, h2, hyper too)
+/// through good, unknown and malformed tokens, a rotation, and a tokens
+/// file that turns bad: the log names the file and the reason, never a
+/// token, not even a refused one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_log_line_holds_a_token() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens");
+    const ROTATED: &str = "tok-rotated-0b9d21";
+    const BAD_LINE: &str = "tok-in-a-bad-file-c4e8";
+    const MALFORMED: &str = "tok-sent-as-basic-9a1f";
+    write(&tokens, &format!("{GOOD}\n"));
+    let mut child = common::serve_command(
+        &[],
+        &[
+            ("STONEGAME_LISTEN", "127.0.0.1:0"),
+            ("STONEGAME_METRICS__LISTEN", ""),
+            ("STONEGAME_LOG__FILTER", "trace"),
+            ("STONEGAME_AUTH__TOKENS_FILE", tokens.to_str().unwrap()),
+            ("STONEGAME_AUTH__RELOAD_INTERVAL_MS", "100"),
+        ],
+    )
+    .spawn()
+    .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let addr = {
+        use std::io::BufRead;
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            assert_ne!(
+                stderr.read_line(&mut line).unwrap(),
+                0,
+                "no address in {seen}"
+            );
+            if let Some(addr) = line.trim_end().strip_prefix("listening on ") {
+                break addr.to_string();
+            }
+            seen.push_str(&line);
+        }
+    };
+    // The rest of the log, read while the calls run.
+    let rest = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let call = |value: String| {
+        let mut client = pb::stone_game_client::StoneGameClient::new(channel.clone());
+        async move {
+            let mut request = tonic::Request::new(pb::SuggestMoveRequest {
+                piles: vec![3, 1, 9, 4],
+                variant: pb::Variant::TwoEnds as i32,
+                strength: None,
+                seed: 1,
+            });
+            request
+                .metadata_mut()
+                .insert("authorization", value.parse().unwrap());
+            client.suggest_move(request).await.map(|_| ())
+        }
+    };
+    call(format!("Bearer {GOOD}")).await.unwrap();
+    assert_eq!(
+        call(format!("Bearer {OTHER}")).await.unwrap_err().code(),
+        Code::Unauthenticated
+    );
+    assert_eq!(
+        call(format!("Basic {MALFORMED}")).await.unwrap_err().code(),
+        Code::Unauthenticated
+    );
+    write(&tokens, &format!("{ROTATED}\n"));
+    common::eventually_async("the rotated token is served", || {
+        let call = call(format!("Bearer {ROTATED}"));
+        async move { call.await.is_ok() }
+    })
+    .await;
+    assert_eq!(
+        call(format!("Bearer {GOOD}")).await.unwrap_err().code(),
+        Code::Unauthenticated
+    );
+    // A file that turns bad is refused (the old tokens stay) and logged.
+    write(&tokens, &format!("{BAD_LINE} with spaces\n"));
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    call(format!("Bearer {ROTATED}")).await.unwrap();
+    drop(channel);
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    let log = rest.join().unwrap();
+    assert!(
+        log.contains("auth.tokens_file") && log.contains("printable ASCII without spaces"),
+        "the bad file is not logged with its reason; log:\n{log}"
+    );
+    assert!(
+        log.contains("h2::"),
+        "not a trace-level log of every crate:\n{log}"
+    );
+    for token in [GOOD, OTHER, ROTATED, BAD_LINE, MALFORMED] {
+        let lines: Vec<&str> = log.lines().filter(|l| l.contains(token)).collect();
+        assert!(lines.is_empty(), "{token} logged:\n{}", lines.join("\n"));
+    }
 }
