@@ -28,11 +28,11 @@
 
 #[path = "common/certs.rs"]
 mod certs;
+mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use certs::{Ca, write};
 
@@ -1975,55 +1975,19 @@ fn stage_secrets(root: &Path) {
     write(&probe_dir, "tls.key", &probe.key);
 }
 
-/// A `stonegame serve` process, killed and reaped when dropped.
-struct Served {
-    child: std::process::Child,
-    addr: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `stonegame serve` with the container's literal environment (Secret
 /// paths staged under `root`) on a free loopback port.
-fn serve_as_the_pod(c: &Yaml, root: &Path) -> Served {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_stonegame"));
-    command
-        .arg("serve")
-        .env_remove("RUST_LOG")
-        .env("STONEGAME_LOG__FILTER", "warn")
-        .env("STONEGAME_LISTEN", "127.0.0.1:0")
-        .env("STONEGAME_METRICS__LISTEN", "127.0.0.1:0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    for e in list(&c["env"]) {
-        if let (Some(k), Some(v)) = (text(&e["name"]), text(&e["value"])) {
-            command.env(k, staged(&v, root, ""));
-        }
-    }
-    let mut served = Served {
-        child: command.spawn().expect("stonegame serve starts"),
-        addr: String::new(),
-    };
-    let stderr = served.child.stderr.take().expect("piped stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let mut seen = Vec::new();
-    for line in lines.by_ref() {
-        let line = line.expect("stderr");
-        if let Some(addr) = line.strip_prefix("listening on ") {
-            served.addr = addr.to_string();
-            // Keep reading: the server's later log lines need a reader.
-            std::thread::spawn(move || lines.for_each(drop));
-            return served;
-        }
-        seen.push(line);
-    }
-    panic!("serve printed no `listening on ADDR`:\n{}", seen.join("\n"));
+fn serve_as_the_pod(c: &Yaml, root: &Path) -> common::ServeProcess {
+    let env: Vec<(String, String)> = list(&c["env"])
+        .iter()
+        .filter_map(|e| Some((text(&e["name"])?, staged(&text(&e["value"])?, root, ""))))
+        .chain([
+            ("STONEGAME_LISTEN".into(), "127.0.0.1:0".into()),
+            ("STONEGAME_METRICS__LISTEN".into(), "127.0.0.1:0".into()),
+        ])
+        .collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    common::ServeProcess::spawn(&env)
 }
 
 /// Each exec probe of the TLS overlays, run as the kubelet runs it against

@@ -260,48 +260,20 @@ async fn cli_token_file_and_environment() {
 /// token, not even a refused one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_log_line_holds_a_token() {
-    use std::io::Read;
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
     const ROTATED: &str = "tok-rotated-0b9d21";
     const BAD_LINE: &str = "tok-in-a-bad-file-c4e8";
     const MALFORMED: &str = "tok-sent-as-basic-9a1f";
     write(&tokens, &format!("{GOOD}\n"));
-    let mut child = common::serve_command(
-        &[],
-        &[
-            ("STONEGAME_LISTEN", "127.0.0.1:0"),
-            ("STONEGAME_METRICS__LISTEN", ""),
-            ("STONEGAME_LOG__FILTER", "trace"),
-            ("STONEGAME_AUTH__TOKENS_FILE", tokens.to_str().unwrap()),
-            ("STONEGAME_AUTH__RELOAD_INTERVAL_MS", "100"),
-        ],
-    )
-    .spawn()
-    .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let addr = {
-        use std::io::BufRead;
-        let mut seen = String::new();
-        loop {
-            let mut line = String::new();
-            assert_ne!(
-                stderr.read_line(&mut line).unwrap(),
-                0,
-                "no address in {seen}"
-            );
-            if let Some(addr) = line.trim_end().strip_prefix("listening on ") {
-                break addr.to_string();
-            }
-            seen.push_str(&line);
-        }
-    };
-    // The rest of the log, read while the calls run.
-    let rest = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
+    let server = common::ServeProcess::spawn(&[
+        ("STONEGAME_LISTEN", "127.0.0.1:0"),
+        ("STONEGAME_METRICS__LISTEN", ""),
+        ("STONEGAME_LOG__FILTER", "trace"),
+        ("STONEGAME_AUTH__TOKENS_FILE", tokens.to_str().unwrap()),
+        ("STONEGAME_AUTH__RELOAD_INTERVAL_MS", "100"),
+    ]);
+    let addr = &server.addr;
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
         .unwrap()
         .connect()
@@ -346,9 +318,7 @@ async fn no_log_line_holds_a_token() {
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     call(format!("Bearer {ROTATED}")).await.unwrap();
     drop(channel);
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    child.wait().unwrap();
-    let log = rest.join().unwrap();
+    let log = server.stop();
     assert!(
         log.contains("auth.tokens_file") && log.contains("printable ASCII without spaces"),
         "the bad file is not logged with its reason; log:\n{log}"

@@ -162,6 +162,69 @@ pub fn serve_command(args: &[&str], env: &[(&str, &str)]) -> std::process::Comma
     command
 }
 
+/// A `stonegame serve` process ([`serve_command`]) that has printed
+/// `listening on ADDR`; a thread reads the rest of its stderr (so the
+/// server never blocks on a full pipe). Killed and reaped when dropped.
+pub struct ServeProcess {
+    pub child: std::process::Child,
+    pub addr: String,
+    log: Option<std::thread::JoinHandle<String>>,
+}
+
+impl ServeProcess {
+    /// Starts `stonegame serve` with `env` and waits for its address.
+    pub fn spawn(env: &[(&str, &str)]) -> ServeProcess {
+        use std::io::{BufRead, Read};
+        let mut child = serve_command(&[], env)
+            .spawn()
+            .expect("stonegame serve starts");
+        let mut stderr = std::io::BufReader::new(child.stderr.take().expect("piped stderr"));
+        let mut process = ServeProcess {
+            child,
+            addr: String::new(),
+            log: None,
+        };
+        let mut seen = String::new();
+        loop {
+            let mut line = String::new();
+            let n = stderr.read_line(&mut line).expect("stderr");
+            assert_ne!(n, 0, "serve printed no `listening on ADDR`:\n{seen}");
+            if let Some(addr) = line.trim_end().strip_prefix("listening on ") {
+                process.addr = addr.to_string();
+                break;
+            }
+            seen.push_str(&line);
+        }
+        process.log = Some(std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        }));
+        process
+    }
+
+    /// SIGTERM, waits for the exit, and returns the log printed after the
+    /// address.
+    pub fn stop(mut self) -> String {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        self.child.wait().expect("serve exits");
+        self.log
+            .take()
+            .expect("started")
+            .join()
+            .expect("log reader")
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// [`run_binary`] on text: (exit code, stdout, stderr).
 pub fn run_cli(args: &[&str], input: &str) -> (Option<i32>, String, String) {
     let out = run_binary(args, input.as_bytes());
