@@ -52,6 +52,7 @@ use crate::judge::generate::GenSpec;
 use crate::wire::pb::stone_game_client::StoneGameClient;
 use crate::wire::{LeWidth, MAX_FRAME_SIZE, pb, piles_to_le, unpack_code};
 
+pub mod goaway;
 pub mod load;
 pub mod play;
 pub mod playload;
@@ -60,6 +61,7 @@ pub mod resolve;
 pub mod schedule;
 pub mod target;
 
+pub use goaway::never_reached_server;
 pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest, loadtest_with};
 pub use play::{GameSpec, PlayEvent, PlaySession, Seat};
 pub use playload::{SelfPlayReport, selfplay, selfplay_with};
@@ -544,8 +546,8 @@ pub struct Client {
     channels: replicated::Channels,
 }
 
-/// Attempts of a unary call (or of opening a stream) over several
-/// replicas when it is refused with UNAVAILABLE.
+/// Attempts of a unary call (or of opening a stream) refused by a GOAWAY
+/// race, or over several replicas refused with UNAVAILABLE.
 const BALANCED_ATTEMPTS: u32 = 3;
 
 impl Client {
@@ -615,9 +617,11 @@ impl Client {
         &mut self.inner
     }
 
-    /// Runs `call`; over several replicas, a call refused with UNAVAILABLE
-    /// (a replica gone or shutting down) is tried again, up to
-    /// [`BALANCED_ATTEMPTS`] times, and the resolver is told.
+    /// Runs `call`. A call that raced a server's graceful GOAWAY and never
+    /// reached it ([`never_reached_server`]) is sent again at once, on any
+    /// target, up to [`BALANCED_ATTEMPTS`] times in all. Over several
+    /// replicas, a call refused with UNAVAILABLE (a replica gone or shutting
+    /// down) is tried again too, with backoff, and the resolver is told.
     async fn balanced<T, F, Fut>(&self, mut call: F) -> Result<T, Status>
     where
         F: FnMut(StoneGameClient<Transport>) -> Fut,
@@ -626,6 +630,9 @@ impl Client {
         let mut attempt = 1;
         loop {
             match call(self.inner.clone()).await {
+                Err(status) if never_reached_server(&status) && attempt < BALANCED_ATTEMPTS => {
+                    attempt += 1;
+                }
                 Err(status)
                     if status.code() == Code::Unavailable
                         && self.target.is_balanced()
