@@ -554,7 +554,7 @@ async fn generate_bad_parameters_are_refused_naming_the_problem() {
                 ..good.clone()
             },
             Code::InvalidArgument,
-            "number of cases",
+            "cases: the number of cases",
         ),
         (
             pb::GenerateRequest {
@@ -562,7 +562,7 @@ async fn generate_bad_parameters_are_refused_naming_the_problem() {
                 ..good.clone()
             },
             Code::InvalidArgument,
-            "max-n must be at least 1",
+            "max_n: max-n must be at least 1",
         ),
         (
             pb::GenerateRequest {
@@ -570,7 +570,7 @@ async fn generate_bad_parameters_are_refused_naming_the_problem() {
                 ..good.clone()
             },
             Code::InvalidArgument,
-            "max-a must be at least 1",
+            "max_a: max-a must be at least 1",
         ),
         (
             pb::GenerateRequest {
@@ -578,7 +578,7 @@ async fn generate_bad_parameters_are_refused_naming_the_problem() {
                 ..good.clone()
             },
             Code::InvalidArgument,
-            "max-a",
+            "max_a: max-a 18446744073709551615",
         ),
         (
             pb::GenerateRequest {
@@ -587,7 +587,7 @@ async fn generate_bad_parameters_are_refused_naming_the_problem() {
                 ..good.clone()
             },
             Code::InvalidArgument,
-            "needs max-n of at least 2",
+            "max_n: family `planted` needs max-n of at least 2",
         ),
         (
             pb::GenerateRequest {
@@ -597,7 +597,7 @@ async fn generate_bad_parameters_are_refused_naming_the_problem() {
                 ..good.clone()
             },
             Code::InvalidArgument,
-            "39 rows",
+            "cases: family `exhaustive` with max-n 3 and max-a 3 has 39 rows",
         ),
         (
             pb::GenerateRequest {

@@ -219,6 +219,25 @@ pub enum GenError {
     Solver(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
+impl GenError {
+    /// The parameter a refusal of [`GenSpec::validate`] is about, by its
+    /// proto field name (`cases`, `max_n`, `max_a`); `None` for
+    /// errors of writing or solving.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            GenError::NoCases => Some("cases"),
+            GenError::MaxNZero | GenError::MaxNTooLarge { .. } => Some("max_n"),
+            GenError::MaxAZero | GenError::MaxATooLarge { .. } => Some("max_a"),
+            GenError::NeedsTwoPiles { .. } => Some("max_n"),
+            GenError::ExhaustiveTooManyRows { .. } => Some("cases"),
+            GenError::Input(_)
+            | GenError::Answers(_)
+            | GenError::InvalidRow(_)
+            | GenError::Solver(_) => None,
+        }
+    }
+}
+
 /// Number of rows of 1 ..= max_n piles of 1 ..= max_a stones, if it fits.
 fn exhaustive_rows(max_n: u64, max_a: u64) -> Option<u64> {
     let (mut total, mut layer) = (0u64, 1u64);

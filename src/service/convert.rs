@@ -188,9 +188,13 @@ impl TryFrom<(&pb::GenerateRequest, &Limits)> for GenSpec {
             seed: req.seed,
             variant: variant_from_wire(req.variant)?,
         };
-        let cases = spec
-            .validate()
-            .map_err(|e| RequestError::Generator(e.to_string()))?;
+        let cases = spec.validate().map_err(|e| {
+            // Like every other refusal at the door: the field first.
+            RequestError::Generator(match e.field() {
+                Some(field) => format!("{field}: {e}"),
+                None => e.to_string(),
+            })
+        })?;
         if cases > limits.max_generate_cases.get() {
             return Err(RequestError::TooManyGeneratedCases {
                 cases,
