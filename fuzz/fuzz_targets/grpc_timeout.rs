@@ -17,24 +17,33 @@ use libfuzzer_sys::fuzz_target;
 use stonegame::service::limits::{deadline, parse_grpc_timeout};
 use tonic::metadata::{MetadataMap, MetadataValue};
 
-/// The spec's reading, independently.
+/// The spec's reading, independently of the server's (which works on
+/// bytes, folds the digits and picks a `Duration` constructor per unit):
+/// text split at its last character, the digits parsed by the standard
+/// library, the unit as nanoseconds, the product in 128 bits.
 fn reference(text: &[u8]) -> Option<Duration> {
-    let (&unit, digits) = text.split_last()?;
-    if digits.is_empty() || digits.len() > 8 || !digits.iter().all(u8::is_ascii_digit) {
+    let text = std::str::from_utf8(text).ok()?;
+    let unit = text.chars().next_back()?;
+    let digits = &text[..text.len() - unit.len_utf8()];
+    // `u64::from_str` also takes a leading `+`; the spec only digits.
+    if !(1..=8).contains(&digits.len()) || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let v = digits
-        .iter()
-        .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
-    Some(match unit {
-        b'H' => Duration::from_secs(v * 3600),
-        b'M' => Duration::from_secs(v * 60),
-        b'S' => Duration::from_secs(v),
-        b'm' => Duration::from_millis(v),
-        b'u' => Duration::from_micros(v),
-        b'n' => Duration::from_nanos(v),
+    let value: u128 = digits.parse().ok()?;
+    let nanos_per_unit: u128 = match unit {
+        'H' => 3_600 * 1_000_000_000,
+        'M' => 60 * 1_000_000_000,
+        'S' => 1_000_000_000,
+        'm' => 1_000_000,
+        'u' => 1_000,
+        'n' => 1,
         _ => return None,
-    })
+    };
+    let nanos = value * nanos_per_unit;
+    Some(Duration::new(
+        u64::try_from(nanos / 1_000_000_000).ok()?,
+        (nanos % 1_000_000_000) as u32,
+    ))
 }
 
 fuzz_target!(|data: &[u8]| {
