@@ -548,7 +548,7 @@ pub struct Client {
 
 /// Attempts of a unary call (or of opening a stream) refused by a GOAWAY
 /// race, or over several replicas refused with UNAVAILABLE.
-const BALANCED_ATTEMPTS: u32 = 3;
+const CALL_ATTEMPTS: u32 = 3;
 
 impl Client {
     /// Connects to `server` with the default settings: `http://HOST:PORT`
@@ -619,10 +619,10 @@ impl Client {
 
     /// Runs `call`. A call that raced a server's graceful GOAWAY and never
     /// reached it ([`never_reached_server`]) is sent again at once, on any
-    /// target, up to [`BALANCED_ATTEMPTS`] times in all. Over several
+    /// target, up to [`CALL_ATTEMPTS`] times in all. Over several
     /// replicas, a call refused with UNAVAILABLE (a replica gone or shutting
     /// down) is tried again too, with backoff, and the resolver is told.
-    async fn balanced<T, F, Fut>(&self, mut call: F) -> Result<T, Status>
+    async fn with_resends<T, F, Fut>(&self, mut call: F) -> Result<T, Status>
     where
         F: FnMut(StoneGameClient<Transport>) -> Fut,
         Fut: Future<Output = Result<T, Status>>,
@@ -630,13 +630,13 @@ impl Client {
         let mut attempt = 1;
         loop {
             match call(self.inner.clone()).await {
-                Err(status) if never_reached_server(&status) && attempt < BALANCED_ATTEMPTS => {
+                Err(status) if never_reached_server(&status) && attempt < CALL_ATTEMPTS => {
                     attempt += 1;
                 }
                 Err(status)
                     if status.code() == Code::Unavailable
                         && self.target.is_balanced()
-                        && attempt < BALANCED_ATTEMPTS =>
+                        && attempt < CALL_ATTEMPTS =>
                 {
                     self.replicas.report_failure();
                     tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
@@ -766,7 +766,7 @@ impl Client {
     ) -> Result<Streaming<pb::GenerateChunk>, ClientError> {
         let request = generate_request(spec);
         Ok(self
-            .balanced(|mut c| {
+            .with_resends(|mut c| {
                 let request = request.clone();
                 async move { c.generate(request).await }
             })
@@ -789,7 +789,7 @@ impl Client {
             seed,
         };
         Ok(self
-            .balanced(|mut c| {
+            .with_resends(|mut c| {
                 let req = req.clone();
                 async move { c.suggest_move(req).await }
             })
@@ -807,7 +807,7 @@ impl Client {
         let piles_kept = piles.clone();
         let request = pb::GetTablesRequest { piles, chunk_rows };
         let mut stream = self
-            .balanced(|mut c| {
+            .with_resends(|mut c| {
                 let request = request.clone();
                 async move { c.get_tables(request).await }
             })
@@ -859,7 +859,7 @@ impl Client {
         };
         let channel = self.channel.clone();
         let resp = self
-            .balanced(|_| {
+            .with_resends(|_| {
                 let mut health =
                     tonic_health::pb::health_client::HealthClient::new(channel.clone());
                 let request = request.clone();

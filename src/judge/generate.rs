@@ -225,11 +225,11 @@ impl GenError {
     /// errors of writing or solving.
     pub fn field(&self) -> Option<&'static str> {
         match self {
-            GenError::NoCases => Some("cases"),
-            GenError::MaxNZero | GenError::MaxNTooLarge { .. } => Some("max_n"),
+            GenError::NoCases | GenError::ExhaustiveTooManyRows { .. } => Some("cases"),
+            GenError::MaxNZero | GenError::MaxNTooLarge { .. } | GenError::NeedsTwoPiles { .. } => {
+                Some("max_n")
+            }
             GenError::MaxAZero | GenError::MaxATooLarge { .. } => Some("max_a"),
-            GenError::NeedsTwoPiles { .. } => Some("max_n"),
-            GenError::ExhaustiveTooManyRows { .. } => Some("cases"),
             GenError::Input(_)
             | GenError::Answers(_)
             | GenError::InvalidRow(_)
