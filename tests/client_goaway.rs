@@ -3,12 +3,13 @@
 //! GOAWAY(last stream 0), so the request is refused unprocessed exactly as
 //! when a `max_connection_age_ms` server closes a connection under a
 //! client. The client must recognise it (`never_reached_server`) and the
-//! `Client` resend it; a GOAWAY carrying an error code must not be resent.
+//! `Client` resend it (a unary call, or the opening of a Play stream); a
+//! GOAWAY carrying an error code must not be resent.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use stonegame::client::{Client, ClientError, never_reached_server};
+use stonegame::client::{Client, ClientError, GameSpec, never_reached_server};
 use stonegame::core::Variant;
 use stonegame::wire::pb;
 use stonegame::wire::pb::stone_game_client::StoneGameClient;
@@ -111,6 +112,22 @@ async fn the_client_resends_a_request_refused_by_a_graceful_goaway() {
         .unwrap_err();
     // Sent three times in all (every one refused here), then the last
     // refusal is returned as it is.
+    assert_eq!(requests.load(Ordering::SeqCst), 3);
+    match err {
+        ClientError::Status(s) => assert!(never_reached_server(&s), "{s:?}"),
+        e => panic!("{e}"),
+    }
+}
+
+#[tokio::test]
+async fn the_client_reopens_a_play_stream_refused_by_a_graceful_goaway() {
+    let (url, requests) = goaway_server(0).await;
+    let mut client = Client::connect(&url).await.unwrap();
+    let err = client
+        .play(&GameSpec::new(vec![3, 1, 9, 4]))
+        .await
+        .err()
+        .expect("every stream is refused");
     assert_eq!(requests.load(Ordering::SeqCst), 3);
     match err {
         ClientError::Status(s) => assert!(never_reached_server(&s), "{s:?}"),

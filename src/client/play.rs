@@ -7,6 +7,7 @@
 //! ([`PlaySession::submit`]) and resignation, and yields the server's
 //! [`PlayEvent`]s in order until the game is over.
 
+use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Streaming;
@@ -180,22 +181,26 @@ impl PlaySession {
 }
 
 impl Client {
-    /// Opens a Play stream whose first message is `first`.
+    /// Opens a Play stream whose first message is `first`. Opening goes
+    /// through the client's resends (a stream that raced a GOAWAY, or a
+    /// replica that was gone, never reached a server: a fresh stream with
+    /// the same first message is opened), like every other call.
     async fn open_play(
         &mut self,
         first: pb::play_request::Action,
     ) -> Result<PlaySession, ClientError> {
-        let (tx, rx) = mpsc::channel(QUEUE);
-        tx.send(pb::PlayRequest {
+        let first = pb::PlayRequest {
             action: Some(first),
-        })
-        .await
-        .map_err(|_| ClientError::Protocol("the request queue closed".into()))?;
-        let events = self.raw().play(ReceiverStream::new(rx)).await?.into_inner();
-        Ok(PlaySession {
-            requests: tx,
-            events,
-        })
+        };
+        let (requests, events) = self
+            .with_resends(|mut c| {
+                let (tx, rx) = mpsc::channel(QUEUE);
+                let outgoing = futures::stream::once(std::future::ready(first.clone()))
+                    .chain(ReceiverStream::new(rx));
+                async move { Ok((tx, c.play(outgoing).await?.into_inner())) }
+            })
+            .await?;
+        Ok(PlaySession { requests, events })
     }
 
     /// Starts the game `spec` on a new Play stream; the first event is
