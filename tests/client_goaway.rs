@@ -123,11 +123,9 @@ async fn the_client_resends_a_request_refused_by_a_graceful_goaway() {
 async fn the_client_reopens_a_play_stream_refused_by_a_graceful_goaway() {
     let (url, requests) = goaway_server(0).await;
     let mut client = Client::connect(&url).await.unwrap();
-    let err = client
-        .play(&GameSpec::new(vec![3, 1, 9, 4]))
-        .await
-        .err()
-        .expect("every stream is refused");
+    let Err(err) = client.play(&GameSpec::new(vec![3, 1, 9, 4])).await else {
+        panic!("every stream is refused, yet a game started");
+    };
     assert_eq!(requests.load(Ordering::SeqCst), 3);
     match err {
         ClientError::Status(s) => assert!(never_reached_server(&s), "{s:?}"),
