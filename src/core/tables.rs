@@ -14,6 +14,7 @@
 //! `if` chains on `u64`), independently of the vectorised kernel, so tests
 //! can hold one against the other.
 
+use super::cancel::{Cancel, Never};
 use super::row::ValidRow;
 
 /// `left` and `right` of every interval of one row (0-based indices here).
@@ -78,6 +79,18 @@ impl Tables {
     /// Builds the tables of a row: O(n²) time and n (n + 1) bytes, so the
     /// caller bounds n (with the limit it validates the row against).
     pub fn new(row: &ValidRow<'_>) -> Tables {
+        let Ok(tables) = Tables::new_cancellable(row, &Never);
+        tables
+    }
+
+    /// [`Tables::new`], polling `cancel` once per diagonal (every n − len
+    /// entries, at most n cells apart): a caller that goes away stops the
+    /// O(n²) build within one diagonal.
+    pub fn new_cancellable<C: Cancel + ?Sized>(
+        row: &ValidRow<'_>,
+        cancel: &C,
+    ) -> Result<Tables, C::Stop> {
+        cancel.check()?;
         let piles = row.as_slice();
         let n = piles.len();
         let size = n * (n + 1) / 2;
@@ -92,6 +105,7 @@ impl Tables {
             t.right[k] = 2;
         }
         for len in 2..=n {
+            cancel.check()?;
             for i in 0..=n - len {
                 let j = i + len - 1;
                 let l = left_step(t.left(i, j - 1), t.right(i, j - 1), piles[j]);
@@ -101,7 +115,7 @@ impl Tables {
                 t.right[k] = encode(r, piles[i]);
             }
         }
-        t
+        Ok(t)
     }
 
     /// Number of piles.

@@ -66,6 +66,31 @@ pub struct Reservation {
     amount: u64,
 }
 
+impl Reservation {
+    /// Units held now.
+    pub fn amount(&self) -> u64 {
+        self.amount
+    }
+
+    /// Makes the reservation hold `amount` units: what its holder uses now
+    /// (a Play session after a move). Shrinking gives units back at once.
+    /// Growing counts the units even past the budget's maximum: the memory
+    /// is already in use, and counting it makes later admissions wait for
+    /// it; the holder's worst case was admitted when it started.
+    pub fn resize(&mut self, amount: u64) {
+        if amount > self.amount {
+            self.budget
+                .used
+                .fetch_add(amount - self.amount, Ordering::AcqRel);
+        } else {
+            self.budget
+                .used
+                .fetch_sub(self.amount - amount, Ordering::AcqRel);
+        }
+        self.amount = amount;
+    }
+}
+
 impl Drop for Reservation {
     fn drop(&mut self) {
         self.budget.used.fetch_sub(self.amount, Ordering::AcqRel);
@@ -489,6 +514,23 @@ mod tests {
         let s: Status = b.try_reserve(101).unwrap_err().into();
         assert!(s.get_details_retry_info().is_none());
         assert!(s.metadata().get("retry-after-ms").is_none());
+    }
+
+    #[test]
+    fn a_reservation_follows_its_holders_use() {
+        let b = Budget::piles(100);
+        let mut r = b.try_reserve(80).unwrap();
+        r.resize(10);
+        assert_eq!(b.in_flight(), 10);
+        let other = b.try_reserve(90).unwrap();
+        // Growth is counted even past the maximum (the memory is in use).
+        r.resize(30);
+        assert_eq!(b.in_flight(), 120);
+        assert!(b.try_reserve(1).is_err());
+        drop(other);
+        assert_eq!(r.amount(), 30);
+        drop(r);
+        assert_eq!(b.in_flight(), 0);
     }
 
     #[test]

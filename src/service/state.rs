@@ -104,11 +104,25 @@ impl State {
 
     /// Reserves `cells` cell updates over `piles` piles in the two budgets,
     /// or says why not. The reservations are released when dropped.
+    /// When the memory (piles) budget is busy, the row cache's idle rows
+    /// (no game uses them) are dropped first and the memory asked again:
+    /// cached rows never cost a request its admission.
     pub fn try_admit(&self, cells: u64, piles: u64) -> Result<[Reservation; 2], AdmissionError> {
-        Ok([
-            self.budget.try_reserve(cells)?,
-            self.piles_budget.try_reserve(piles)?,
-        ])
+        let cells = self.budget.try_reserve(cells)?;
+        Ok([cells, self.reserve_memory(piles)?])
+    }
+
+    /// Reserves `piles` (8 bytes each) in the memory budget; when it is
+    /// busy, evicts the row cache's idle rows and tries once more.
+    pub fn reserve_memory(&self, piles: u64) -> Result<Reservation, AdmissionError> {
+        match self.piles_budget.try_reserve(piles) {
+            Err(AdmissionError::Busy { .. })
+                if self.play.cache.evict_idle(piles.saturating_mul(8)) > 0 =>
+            {
+                self.piles_budget.try_reserve(piles)
+            }
+            reserved => reserved,
+        }
     }
 
     /// Admits a request of `cells` cell updates over `piles` piles, or
@@ -170,7 +184,9 @@ impl State {
     }
 
     /// Runs CPU work on the pool and awaits its result. A panic in `f`
-    /// becomes `INTERNAL` instead of taking the process down.
+    /// becomes `INTERNAL` instead of taking the process down. Work whose
+    /// caller has gone (this future dropped) before a worker picks it up is
+    /// dropped unstarted.
     pub async fn run_cpu<T, F>(&self, f: F) -> Result<T, Status>
     where
         T: Send + 'static,
@@ -178,6 +194,11 @@ impl State {
     {
         let (tx, rx) = oneshot::channel();
         self.pool.spawn(move || {
+            // The caller went away while the job was queued (its future was
+            // dropped: client gone, deadline passed): never start it.
+            if tx.is_closed() {
+                return;
+            }
             let _ = tx.send(std::panic::catch_unwind(AssertUnwindSafe(f)));
         });
         match rx.await {

@@ -14,31 +14,45 @@ use tonic::{Request, Response, Status};
 use crate::core::tables::Tables;
 
 use super::convert::TablesRequest;
-use super::limits::cells_of;
+use super::limits::{CancelFlag, Cancellation, cells_of, deadline};
 use super::pb;
 use super::state::{BoxStream, State};
 
-/// Builds the tables on the pool, then streams them.
+/// Builds the tables on the pool, then streams them. The build polls the
+/// call's cancellation (client gone, `grpc-timeout` deadline, the end of the
+/// shutdown grace) once per diagonal, so abandoned work stops within
+/// milliseconds and work queued behind it is never started.
 pub async fn get_tables(
     state: &Arc<State>,
     request: Request<pb::GetTablesRequest>,
 ) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
     let _permit = state.admit_rpc()?;
     let started = Instant::now();
+    let deadline = deadline(request.metadata());
     let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;
     let (row, chunk_rows) = (req.row, req.chunk_rows);
     let n = row.len();
     let reservation = state.admit_work(cells_of(n, true), n as u64)?;
+    // If tonic drops this future (client gone, deadline passed), the guard
+    // stops the build on the pool.
+    let flag = CancelFlag::new();
+    let _guard = flag.guard();
+    let cancel = Cancellation::new(flag.clone(), state.cancel_all.clone(), deadline);
+    let watched = cancel.clone();
     let chunks = state
         .run_cpu(move || {
             let _reservation = reservation;
-            let tables = Tables::new(&row);
+            let cancelled = || watched.is_cancelled();
+            let tables = Tables::new_cancellable(&row, &cancelled).ok()?;
             (0..n)
                 .step_by(chunk_rows)
-                .map(|first| pack_rows(&tables, first, (first + chunk_rows).min(n)))
-                .collect::<Vec<_>>()
+                .map(|first| {
+                    (!cancelled()).then(|| pack_rows(&tables, first, (first + chunk_rows).min(n)))
+                })
+                .collect::<Option<Vec<_>>>()
         })
-        .await?;
+        .await?
+        .ok_or_else(|| cancel.status("the tables' build"))?;
     state.metrics.count_tables(n);
     tracing::info!(
         piles = n,

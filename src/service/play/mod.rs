@@ -34,9 +34,7 @@ use crate::core::{Side, ValidRow, Variant};
 use crate::wire::convert::side_from_wire;
 
 use super::convert::{PlayStart, play_row};
-use super::limits::{
-    AdmissionError, Budget, CancelFlag, GuardedStream, Reservation, cells_of, deadline,
-};
+use super::limits::{Budget, CancelFlag, GuardedStream, Reservation, cells_of, deadline};
 use super::pb;
 use super::pb::play_event::Event;
 use super::pb::play_request::Action;
@@ -261,7 +259,7 @@ struct Session {
     /// Holds the shared row (and its memory) while the game runs.
     _row: Arc<PreparedRow>,
     /// The game's own memory (its cones) in the piles budget.
-    _memory: Reservation,
+    memory: Reservation,
     seat: pb::Seat,
     bot: Bot,
     analysis: bool,
@@ -365,11 +363,15 @@ impl Session {
             .await?
             .map_err(RequestError::State)?;
         state.metrics.play_game_started(how);
+        // The cone bound was admitted for the build; from now on the
+        // session holds what its game holds (see Session::sync_memory).
+        let mut memory = memory;
+        memory.resize(piles_of_bytes(game.heap_bytes() as u64));
         Ok(Session {
             state: Arc::clone(state),
             game,
             _row: prepared,
-            _memory: memory,
+            memory,
             seat,
             bot: Bot {
                 strength,
@@ -381,6 +383,14 @@ impl Session {
             digest: short,
             illegal: [0, 0],
         })
+    }
+
+    /// Makes the session's memory reservation what its game holds now (a
+    /// move may build a new cone or drop an old one): an idle session
+    /// reserves only what it uses, not the worst case of its whole game.
+    fn sync_memory(&mut self) {
+        self.memory
+            .resize(piles_of_bytes(self.game.heap_bytes() as u64));
     }
 
     /// Does the client play `seat`'s moves?
@@ -479,6 +489,7 @@ impl Session {
                 }
                 let mv = self.game.bot_move(&self.bot).expect("the game is not over");
                 let played = self.game.play_move(mv).expect("the bot's moves are legal");
+                self.sync_memory();
                 self.state.metrics.play_move("bot");
                 send!(self.state_event(Some((mover, played))));
                 bot_moves += 1;
@@ -618,6 +629,7 @@ impl Session {
         })();
         match verdict {
             Ok(played) => {
+                self.sync_memory();
                 self.state.metrics.play_move("client");
                 if tx
                     .send(Ok(self.state_event(Some((mover, played)))))
@@ -682,21 +694,10 @@ fn reject_label(reason: pb::RejectReason) -> &'static str {
     }
 }
 
-/// Reserves `piles` of memory in the piles budget; when it is busy, drops
-/// the cached rows no game uses and tries once more.
+/// Reserves `piles` of memory ([`State::reserve_memory`]: idle cached rows
+/// make room first), or counts the refusal.
 fn admit_memory(state: &State, piles: u64) -> Result<Reservation, Status> {
-    match state.piles_budget.try_reserve(piles) {
-        Ok(r) => Ok(r),
-        Err(AdmissionError::Busy { .. })
-            if state.play.cache.evict_idle(piles.saturating_mul(8)) > 0 =>
-        {
-            state
-                .piles_budget
-                .try_reserve(piles)
-                .map_err(|e| state.refused(e))
-        }
-        Err(e) => Err(state.refused(e)),
-    }
+    state.reserve_memory(piles).map_err(|e| state.refused(e))
 }
 
 /// The prepared row of `row`: from the cache, or swept now (admitted as
