@@ -41,6 +41,20 @@ fn cpu_ms(pid: u32) -> u64 {
     ticks * 1000 / hz
 }
 
+/// VmRSS and VmHWM of `pid`, in KiB.
+fn rss_kb(pid: u32) -> (u64, u64) {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server is alive");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{name} in /proc/PID/status"))
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
 fn serve(env: &[(&str, &str)]) -> common::ServeProcess {
     let mut all = vec![
         ("STONEGAME_LISTEN", "127.0.0.1:0"),
@@ -154,4 +168,175 @@ async fn abandoned_get_tables_stop_and_do_not_delay_the_next_request() {
     // The calls really were abandoned, not answered.
     assert_eq!(codes.get("Ok"), None, "{codes:?}");
     drop(server);
+}
+
+/// An open Play stream: the request sender (kept to hold the game open, or
+/// to resign) and its events.
+struct OpenGame {
+    requests: tokio::sync::mpsc::Sender<pb::PlayRequest>,
+    events: tonic::Streaming<pb::PlayEvent>,
+}
+
+/// Starts a game where the client plays FIRST and waits for its first
+/// GameState; the Status when the server refuses it.
+async fn open_game(
+    client: &mut StoneGameClient<Channel>,
+    piles: &[u64],
+) -> Result<OpenGame, tonic::Status> {
+    let (requests, rx) = tokio::sync::mpsc::channel(4);
+    requests
+        .send(pb::PlayRequest {
+            action: Some(pb::play_request::Action::Start(pb::StartGame {
+                piles: piles.to_vec(),
+                variant: pb::Variant::TwoEnds as i32,
+                client_seat: pb::Seat::First as i32,
+                ..Default::default()
+            })),
+        })
+        .await
+        .unwrap();
+    let mut events = client
+        .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await?
+        .into_inner();
+    match events.message().await? {
+        Some(pb::PlayEvent {
+            event: Some(pb::play_event::Event::State(_)),
+        }) => Ok(OpenGame { requests, events }),
+        other => panic!("expected the first GameState, got {other:?}"),
+    }
+}
+
+impl OpenGame {
+    /// Resigns and reads the stream to its end.
+    async fn resign(mut self) {
+        self.requests
+            .send(pb::PlayRequest {
+                action: Some(pb::play_request::Action::Resign(pb::Resign {})),
+            })
+            .await
+            .unwrap();
+        while let Some(event) = self.events.message().await.expect("the game ends cleanly") {
+            if let Some(pb::play_event::Event::Over(over)) = event.event {
+                assert_eq!(over.reason, pb::EndReason::Resigned as i32);
+            }
+        }
+    }
+}
+
+/// A Solve of `cases` leftmost rows of `n` piles (cheap in CPU, `n` piles
+/// each in the memory budget): its first response, or the refusal.
+async fn solve_leftmost(
+    client: &mut StoneGameClient<Channel>,
+    cases: usize,
+    n: usize,
+) -> Result<pb::SolveResponse, tonic::Status> {
+    let cases = (0..cases)
+        .map(|i| {
+            common::case(
+                i.to_string(),
+                random_row(n, i as u64),
+                pb::Variant::Leftmost,
+            )
+        })
+        .collect();
+    let mut stream = client
+        .solve(futures::stream::iter(vec![pb::SolveRequest { cases }]))
+        .await?
+        .into_inner();
+    Ok(stream.message().await?.expect("one response"))
+}
+
+/// Attack 3: 294 Play sessions on one 1,100-pile row, none making a move.
+/// Before the fix each reserved its game's worst-case cone (19.9 M of the
+/// 20 M-pile budget), and SuggestMove on 100,000 piles and Play on a
+/// 2,000-pile row were refused as busy while they lived.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_play_sessions_do_not_starve_other_requests() {
+    let server = serve(&[]);
+    let row = random_row(1_100, 3);
+    // Three connections of 98 streams (under max_concurrent_streams).
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        clients.push(connect(&server.addr).await);
+    }
+    let mut games = Vec::new();
+    for i in 0..294 {
+        let game = open_game(&mut clients[i % 3], &row)
+            .await
+            .unwrap_or_else(|s| panic!("idle session {i} was refused: {s:?}"));
+        games.push(game);
+    }
+    let (rss, _) = rss_kb(server.child.id());
+    let mut client = connect(&server.addr).await;
+    let suggest = client
+        .suggest_move(pb::SuggestMoveRequest {
+            piles: random_row(100_000, 4),
+            variant: pb::Variant::Leftmost as i32,
+            strength: None,
+            seed: 1,
+        })
+        .await;
+    assert!(
+        suggest.is_ok(),
+        "SuggestMove on 100,000 piles beside 294 idle games: {suggest:?}"
+    );
+    let other = open_game(&mut client, &random_row(2_000, 5)).await;
+    let other = other.unwrap_or_else(|s| panic!("Play on 2,000 piles was refused: {s:?}"));
+    println!(
+        "idle Play sessions: 294 open on a 1,100-pile row, server RSS {rss} KiB; \
+         SuggestMove on 100,000 piles and Play on 2,000 piles admitted"
+    );
+    other.resign().await;
+    for game in games {
+        game.resign().await;
+    }
+}
+
+/// Attack 4: finished games on distinct large rows leave their rows in the
+/// cache. Before the fix the cache kept its share of the memory budget and
+/// a Solve batch that a fresh server answers was refused ("retry after
+/// 50 ms") for as long as nobody started a game; now any admission evicts
+/// the rows no game uses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cached_rows_yield_their_budget_to_a_solve() {
+    // 700,000 piles (5.6 MB) of memory budget; four 20,000-pile rows hold
+    // about 98,000 each in the cache; the Solve needs 400,000.
+    let server = serve(&[("STONEGAME_LIMITS__MAX_PILES_IN_FLIGHT", "700000")]);
+    let mut client = connect(&server.addr).await;
+    let fresh = solve_leftmost(&mut client, 2, 200_000).await;
+    assert!(fresh.is_ok(), "a fresh server answers it: {fresh:?}");
+    let mut games = Vec::new();
+    for seed in 10..14 {
+        let game = open_game(&mut client, &random_row(20_000, seed))
+            .await
+            .unwrap_or_else(|s| panic!("game {seed} was refused: {s:?}"));
+        games.push(game);
+    }
+    // While the games use their rows, the rows stay: the Solve is refused
+    // with a retry hint.
+    let busy = solve_leftmost(&mut client, 2, 200_000)
+        .await
+        .expect_err("the rows in use hold the budget");
+    assert_eq!(busy.code(), tonic::Code::ResourceExhausted, "{busy:?}");
+    assert!(busy.metadata().get("retry-after-ms").is_some(), "{busy:?}");
+    for game in games {
+        game.resign().await;
+    }
+    // The games are over: their rows stay cached but yield to the Solve.
+    let after = solve_leftmost(&mut client, 2, 200_000).await;
+    println!(
+        "cached rows: Solve of 400,000 piles refused while 4 games used their rows \
+         ({}), admitted once they ended: {}",
+        busy.message(),
+        after.is_ok()
+    );
+    let after = after.unwrap_or_else(|s| panic!("refused after the games ended: {s:?}"));
+    assert_eq!(after.results.len(), 2);
+    // The rows were evicted, not lost: a new game on one of them works.
+    open_game(&mut client, &random_row(20_000, 10))
+        .await
+        .expect("a game on an evicted row is prepared again")
+        .resign()
+        .await;
 }
