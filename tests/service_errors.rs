@@ -326,6 +326,18 @@ async fn suggest_move_refuses_bad_requests() {
         assert_eq!(s.code(), Code::InvalidArgument, "{bad}");
         assert!(s.message().starts_with("strength:"), "{s:?}");
     }
+    // The value as sent, short (it was 330 characters for -1e-300).
+    for (bad, shown) in [(-1e-300, "-1e-300"), (f64::MAX, "1.7976931348623157e308")] {
+        let s = client
+            .suggest_move(suggest_req(vec![1, 2], Some(bad)))
+            .await
+            .unwrap_err();
+        assert_eq!(s.code(), Code::InvalidArgument);
+        assert_eq!(
+            s.message(),
+            format!("strength: {shown} is not a number between 0 and 1")
+        );
+    }
     let s = client
         .suggest_move(suggest_req(vec![1, 0], None))
         .await

@@ -58,8 +58,8 @@ pub enum RequestError {
     /// `piles_le_width` above 8.
     #[error(transparent)]
     Wire(#[from] WireError),
-    /// Strength outside [0, 1] or NaN.
-    #[error("strength: {0} is not a number between 0 and 1")]
+    /// Strength outside [0, 1] or NaN; printed short ([`short_float`]).
+    #[error("strength: {} is not a number between 0 and 1", short_float(*.0))]
     BadStrength(f64),
     /// A Play row (StartGame, ResumeGame) that is not valid: the case
     /// error of the same row in a Solve case.
@@ -364,9 +364,60 @@ pub fn check_case(
     CaseShape::of(case).row(case, max_piles)
 }
 
+/// A float as an error message shows it: short, and still the value sent.
+/// Rust's `{}` writes every digit of the decimal expansion (−1e−300 is 330
+/// characters); this is the shortest representation that reads back as the
+/// same `f64`, in plain notation between 1e−4 and 1e16 (`0.5`, `-0.1`,
+/// `1.5`) and in exponent notation outside (`-1e-300`,
+/// `1.7976931348623157e308`), so at most 24 characters; `NaN`, `inf`,
+/// `-inf` as themselves.
+pub fn short_float(x: f64) -> String {
+    let magnitude = x.abs();
+    if !x.is_finite() || x == 0.0 || (1e-4..1e16).contains(&magnitude) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_in_messages_are_short_and_exact() {
+        for (x, shown) in [
+            (-1e-300, "-1e-300"),
+            (1e-300, "1e-300"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (-5e-324, "-5e-324"),
+            (f64::MAX, "1.7976931348623157e308"),
+            (-1e300, "-1e300"),
+            (1.5, "1.5"),
+            (-0.1, "-0.1"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-5"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+            (0.1 + 0.2, "0.30000000000000004"),
+        ] {
+            let s = short_float(x);
+            assert_eq!(s, shown);
+            assert!(s.len() <= 24, "{s}");
+            if x.is_finite() {
+                assert_eq!(s.parse::<f64>().unwrap().to_bits(), x.to_bits(), "{s}");
+            }
+        }
+        let e = RequestError::BadStrength(-1e-300).to_string();
+        assert_eq!(e, "strength: -1e-300 is not a number between 0 and 1");
+        assert_eq!(
+            RequestError::BadStrength(-1e-300).code(),
+            Code::InvalidArgument
+        );
+    }
 
     fn case(piles: Vec<u64>, variant: i32) -> pb::Case {
         pb::Case {
