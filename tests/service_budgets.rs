@@ -340,3 +340,99 @@ async fn cached_rows_yield_their_budget_to_a_solve() {
         .resign()
         .await;
 }
+
+/// Attack 2: six Check streams that each send a one-case input and then
+/// 250 MiB of answer. Each stream alone is within `max_check_bytes` (256
+/// MiB); before the fix nothing bounded them together and the server went
+/// to 1.55 GB RSS (1 GB resident after). Now their buffers are reserved in
+/// the server-wide memory budget (20 M units of 8 bytes: 160 MB): streams
+/// that do not fit end with RESOURCE_EXHAUSTED and a retry hint, and the
+/// server's peak stays near the budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_streams_that_send_ahead_share_one_memory_budget() {
+    let server = serve(&[]);
+    let pid = server.child.id();
+    let (rss_idle, _) = rss_kb(pid);
+    const CHUNK: usize = 1 << 20;
+    const ANSWER_MIB: usize = 250;
+    let mut streams = Vec::new();
+    for _ in 0..6 {
+        let mut client = connect(&server.addr).await;
+        streams.push(tokio::spawn(async move {
+            let input = pb::CheckRequest {
+                part: Some(pb::check_request::Part::InputChunk(b"1\n1\n5\n".to_vec())),
+                variant: pb::Variant::TwoEnds as i32,
+            };
+            let answer = (0..ANSWER_MIB).map(|_| pb::CheckRequest {
+                part: Some(pb::check_request::Part::AnswerChunk(
+                    b"1\n".repeat(CHUNK / 2),
+                )),
+                variant: 0,
+            });
+            let requests = futures::stream::iter(std::iter::once(input).chain(answer));
+            client.check(requests).await
+        }));
+    }
+    let mut refused = 0;
+    let mut hints = 0;
+    for stream in streams {
+        match tokio::time::timeout(Duration::from_secs(120), stream)
+            .await
+            .expect("hang guard")
+            .unwrap()
+        {
+            Ok(response) => panic!("a stream that never ends its input got {response:?}"),
+            Err(status) => {
+                if status.code() == tonic::Code::ResourceExhausted {
+                    refused += 1;
+                    hints += usize::from(status.metadata().get("retry-after-ms").is_some());
+                } else {
+                    // The sender may see the stream end before its status.
+                    assert_eq!(status.code(), tonic::Code::Cancelled, "{status:?}");
+                }
+            }
+        }
+    }
+    let (rss_after, peak) = rss_kb(pid);
+    println!(
+        "Check send-ahead: 6 streams x {ANSWER_MIB} MiB, {refused} refused ({hints} with a \
+         retry hint); server RSS idle {rss_idle} KiB, peak {peak} KiB, after {rss_after} KiB"
+    );
+    assert!(refused >= 1, "no stream was stopped by the memory budget");
+    // The budget (160 MB) plus the transport's buffers and the heap's
+    // slack; before the fix the peak was 1.55 GB.
+    assert!(
+        peak < 400 * 1024,
+        "peak RSS {peak} KiB: the buffers were not bounded server-wide"
+    );
+    // What stays resident once the streams are gone: what is in use, not
+    // the burst (1 GB stayed before the fix).
+    let mut resting = rss_after;
+    for _ in 0..50 {
+        if resting < 100 * 1024 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        resting = rss_kb(pid).0;
+    }
+    assert!(resting < 100 * 1024, "{resting} KiB stayed resident");
+    // The budget was given back: a normal Check is admitted and correct.
+    let mut client = connect(&server.addr).await;
+    let report = client
+        .check(futures::stream::iter(vec![
+            pb::CheckRequest {
+                part: Some(pb::check_request::Part::InputChunk(
+                    b"1\n4\n3 1 9 4\n".to_vec(),
+                )),
+                variant: pb::Variant::TwoEnds as i32,
+            },
+            pb::CheckRequest {
+                part: Some(pb::check_request::Part::AnswerChunk(b"0\n".to_vec())),
+                variant: 0,
+            },
+        ]))
+        .await
+        .expect("a normal Check after the attack")
+        .into_inner();
+    assert_eq!(report.verdict, pb::Verdict::Accepted as i32, "{report:?}");
+}

@@ -42,6 +42,19 @@ pub fn keep_freed_memory() -> bool {
     }
 }
 
+/// Gives the heaps' free memory back to the kernel (glibc's `malloc_trim`),
+/// after a request that held much more than [`TRIM_THRESHOLD`] let it go:
+/// what stays resident after a burst is then what is in use, not the
+/// burst's peak. A no-op off glibc.
+pub fn return_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free pages; glibc takes the arena
+    // locks itself.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -13,7 +13,10 @@
 //! file, in which case the pipe grows, so a client that sends the whole
 //! input before the answer does not deadlock. What is buffered in all is
 //! bounded by `max_check_bytes`; beyond it the RPC fails with
-//! `RESOURCE_EXHAUSTED`.
+//! `RESOURCE_EXHAUSTED`. Server-wide, the bytes buffered are also reserved
+//! in the memory budget (the piles budget, 8 bytes a unit) while they are
+//! held: when it is full, the stream fails with `RESOURCE_EXHAUSTED` and a
+//! retry hint, however many streams there are.
 //!
 //! The variant comes from the first message; a later message naming another
 //! one is `INVALID_ARGUMENT`. A malformed input is a `JUDGE_FAILURE`
@@ -38,7 +41,7 @@ use crate::core::Variant;
 use crate::judge::check::{CheckReport, check_with};
 use crate::wire::convert::variant_from_wire;
 
-use super::limits::{CancelFlag, Cancellation};
+use super::limits::{AdmissionError, Budget, CancelFlag, Cancellation, Reservation};
 use super::pb;
 use super::state::{Admitted, State};
 use super::validate::RequestError;
@@ -78,6 +81,9 @@ pub enum CheckError {
         chunk: usize,
         max: usize,
     },
+    /// The server's memory budget has no room for the chunk now.
+    #[error("the check's buffered chunks do not fit the server's memory now: {0}")]
+    Busy(AdmissionError),
     /// The variant changed in the middle of the stream.
     #[error(transparent)]
     Request(#[from] RequestError),
@@ -87,15 +93,29 @@ impl From<CheckError> for Status {
     fn from(e: CheckError) -> Status {
         match e {
             CheckError::TooMuchBuffered { .. } => Status::resource_exhausted(e.to_string()),
+            CheckError::Busy(ref busy) => {
+                // The admission status (retry hint) with the check's message.
+                let status = Status::from(busy.clone());
+                Status::with_details_and_metadata(
+                    status.code(),
+                    e.to_string(),
+                    status.details().to_vec().into(),
+                    status.metadata().clone(),
+                )
+            }
             CheckError::Request(r) => r.into(),
         }
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Inner {
     queues: [VecDeque<Vec<u8>>; 2],
     queued: [usize; 2],
+    /// `queued` in the server's memory budget (8 bytes a unit).
+    held: Reservation,
+    /// The most bytes queued at once.
+    peak: usize,
     /// The end of each file has been reached (the stream ended).
     closed: [bool; 2],
     /// The file the checker is blocked on, if any.
@@ -125,6 +145,31 @@ impl Shared {
     }
 }
 
+impl Inner {
+    /// Makes the memory reservation what the queues hold now.
+    fn release_taken(&mut self) {
+        self.held.resize(units_of(self.queued[0] + self.queued[1]));
+    }
+}
+
+/// Memory-budget units (8 bytes each) of `bytes`.
+fn units_of(bytes: usize) -> u64 {
+    (bytes as u64).div_ceil(8)
+}
+
+impl Drop for Shared {
+    /// A check that buffered a lot gives the memory back to the kernel, so
+    /// the server's resident size after a burst of such checks is what is
+    /// in use.
+    fn drop(&mut self) {
+        let inner = self.inner.get_mut().unwrap_or_else(|e| e.into_inner());
+        inner.queues = Default::default();
+        if inner.peak > super::alloc::TRIM_THRESHOLD {
+            super::alloc::return_free_memory();
+        }
+    }
+}
+
 /// The async side of the two pipes of one Check: the RPC task pushes
 /// chunks; dropping it without [`Pipes::close`] makes the reads fail.
 #[derive(Debug)]
@@ -133,10 +178,31 @@ pub struct Pipes {
 }
 
 impl Pipes {
-    /// Two pipes holding at most `max_bytes` in all, and their readers.
+    /// Two pipes holding at most `max_bytes` in all, and their readers,
+    /// with no server-wide budget.
     pub fn new(max_bytes: usize, cancel: CancelFlag) -> (Pipes, PipeReader, PipeReader) {
+        Pipes::in_budget(max_bytes, cancel, &Budget::piles(u64::MAX))
+    }
+
+    /// Two pipes holding at most `max_bytes` in all, whose buffered bytes
+    /// are also reserved in `memory` (8 bytes a unit), and their readers.
+    pub fn in_budget(
+        max_bytes: usize,
+        cancel: CancelFlag,
+        memory: &Arc<Budget>,
+    ) -> (Pipes, PipeReader, PipeReader) {
+        let held = memory.try_reserve(0).expect("nothing always fits");
         let shared = Arc::new(Shared {
-            inner: Mutex::new(Inner::default()),
+            inner: Mutex::new(Inner {
+                queues: Default::default(),
+                queued: [0, 0],
+                held,
+                peak: 0,
+                closed: [false, false],
+                waiting_on: None,
+                aborted: false,
+                finished: false,
+            }),
             readable: Condvar::new(),
             writable: Notify::new(),
             max_bytes,
@@ -179,10 +245,14 @@ impl Pipes {
                     || inner.waiting_on == Some(part.other())
                     || inner.waiting_on == Some(part)
                 {
+                    let need = units_of(held + chunk.len());
+                    let more = need.saturating_sub(inner.held.amount());
+                    inner.held.try_grow(more).map_err(CheckError::Busy)?;
                     if inner.waiting_on == Some(part) {
                         inner.waiting_on = None;
                     }
                     inner.queued[i] += chunk.len();
+                    inner.peak = inner.peak.max(held + chunk.len());
                     inner.queues[i].push_back(chunk);
                     self.shared.readable.notify_all();
                     return Ok(());
@@ -212,6 +282,7 @@ fn finish(shared: &Shared) {
     inner.finished = true;
     inner.queues = Default::default();
     inner.queued = [0, 0];
+    inner.release_taken();
     shared.writable.notify_one();
 }
 
@@ -248,6 +319,7 @@ impl BufRead for PipeReader {
             }
             if let Some(chunk) = inner.queues[i].pop_front() {
                 inner.queued[i] -= chunk.len();
+                inner.release_taken();
                 if inner.waiting_on == Some(self.part) {
                     inner.waiting_on = None;
                 }
@@ -334,8 +406,11 @@ async fn run(
     let variant =
         variant_from_wire(first.as_ref().map_or(0, |m| m.variant)).map_err(RequestError::from)?;
     tracing::Span::current().record("variant", tracing::field::display(variant));
-    let (pipes, input, answer) =
-        Pipes::new(state.limits.max_check_bytes.get(), state.cancel_all.clone());
+    let (pipes, input, answer) = Pipes::in_budget(
+        state.limits.max_check_bytes.get(),
+        state.cancel_all.clone(),
+        &state.piles_budget,
+    );
     let job_state = Arc::clone(state);
     let finished = pipes.finish_on_drop();
     // The job holds the RPC's slot until it really ends, even after the

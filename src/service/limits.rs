@@ -72,6 +72,15 @@ impl Reservation {
         self.amount
     }
 
+    /// Reserves `more` units on top of what is held, or says why not (the
+    /// reservation is then unchanged).
+    pub fn try_grow(&mut self, more: u64) -> Result<(), AdmissionError> {
+        let mut extra = self.budget.try_reserve(more)?;
+        self.amount += more;
+        extra.amount = 0;
+        Ok(())
+    }
+
     /// Makes the reservation hold `amount` units: what its holder uses now
     /// (a Play session after a move). Shrinking gives units back at once.
     /// Growing counts the units even past the budget's maximum: the memory
@@ -527,7 +536,12 @@ mod tests {
         r.resize(30);
         assert_eq!(b.in_flight(), 120);
         assert!(b.try_reserve(1).is_err());
+        assert!(r.try_grow(1).is_err());
+        assert_eq!(r.amount(), 30);
         drop(other);
+        r.try_grow(70).unwrap();
+        assert_eq!(b.in_flight(), 100);
+        r.resize(30);
         assert_eq!(r.amount(), 30);
         drop(r);
         assert_eq!(b.in_flight(), 0);
