@@ -893,6 +893,33 @@ async fn a_vanished_client_frees_everything() {
     assert_eq!(ended("abandoned") + ended("resigned"), 2, "{text}");
 }
 
+/// A client that leaves while its row is being swept: the sweep stops, the
+/// game counts as abandoned (it was logged as refused and not counted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_gone_during_the_sweep_is_an_abandoned_game() {
+    let (server, mut client) = server_and_client(|c| c.play.row_cache_bytes = 0).await;
+    // About 1.8 G cell updates: the sweep takes a second or more.
+    let row: Vec<u64> = (0..60_000u64).map(|i| 1 + (i * 7919) % 1_000_003).collect();
+    let s = Stream::open(
+        &mut client,
+        Action::Start(start(&row, Variant::TwoEnds, pb::Seat::First)),
+    )
+    .await
+    .unwrap();
+    let state = &server.state;
+    common::eventually("the sweep runs", || state.budget.in_flight() > 0).await;
+    drop(s);
+    common::eventually("the session is gone", || {
+        Metrics::get(&server.metrics.play_sessions) == 0
+            && state.budget.in_flight() == 0
+            && state.piles_budget.in_flight() == 0
+    })
+    .await;
+    let text = state.encode_metrics();
+    let series = "stonegame_play_games_ended_total{reason=\"abandoned\"}";
+    assert_eq!(metric(&text, series), 1, "{text}");
+}
+
 /// The value of the series `series` in a scrape.
 fn metric(text: &str, series: &str) -> u64 {
     text.lines()

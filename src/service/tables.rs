@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
 use crate::core::tables::Tables;
@@ -32,16 +33,15 @@ pub async fn get_tables(
     let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;
     let (row, chunk_rows) = (req.row, req.chunk_rows);
     let n = row.len();
-    let reservation = state.admit_work(cells_of(n, true), n as u64)?;
+    let reservation = state.admit_work(cells_of(n, true), memory_units(n))?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the build on the pool.
     let flag = CancelFlag::new();
     let _guard = flag.guard();
     let cancel = Cancellation::new(flag.clone(), state.cancel_all.clone(), deadline);
     let watched = cancel.clone();
-    let chunks = state
+    let (chunks, reservation) = state
         .run_cpu(move || {
-            let _reservation = reservation;
             let cancelled = || watched.is_cancelled();
             let tables = Tables::new_cancellable(&row, &cancelled).ok()?;
             (0..n)
@@ -50,6 +50,7 @@ pub async fn get_tables(
                     (!cancelled()).then(|| pack_rows(&tables, first, (first + chunk_rows).min(n)))
                 })
                 .collect::<Option<Vec<_>>>()
+                .map(|chunks| (chunks, reservation))
         })
         .await?
         .ok_or_else(|| cancel.status("the tables' build"))?;
@@ -60,9 +61,21 @@ pub async fn get_tables(
         elapsed_ms = started.elapsed().as_millis() as u64,
         "GetTables"
     );
-    Ok(Response::new(Box::pin(tokio_stream::iter(
-        chunks.into_iter().map(Ok),
-    ))))
+    // The chunks stay reserved until the stream is sent (or dropped).
+    let stream = tokio_stream::iter(chunks.into_iter().map(Ok)).map(move |chunk| {
+        let _held = &reservation;
+        chunk
+    });
+    Ok(Response::new(Box::pin(stream)))
+}
+
+/// What a GetTables call of `n` piles holds, in memory-budget units (8
+/// bytes): the row, the tables (two bytes an entry: n(n+1) bytes) and the
+/// packed chunks (half a byte an entry), held until the stream is sent.
+pub fn memory_units(n: usize) -> u64 {
+    let n = n as u64;
+    let entries = n * (n + 1) / 2;
+    (8 * n + 2 * entries + entries.div_ceil(2)).div_ceil(8)
 }
 
 /// Rows `first .. end` of the tables as one chunk: entries (i, j) for

@@ -143,8 +143,9 @@ impl Outcome {
     }
 }
 
-/// Runs one session to its end: how its game ended, `None` when no game
-/// began (a refused or missing first message, the client gone before it).
+/// Runs one session to its end: how its game ended (abandoned when the
+/// client left while its row was prepared), `None` when no game began (a
+/// refused or missing first message, the client gone before it).
 async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::PlayRequest>,
@@ -176,6 +177,9 @@ async fn run(
     };
     let mut session = match Session::begin(state, first, cancel).await {
         Ok(session) => session,
+        // The client went away while its row was prepared: the game was
+        // abandoned, not refused.
+        Err(_) if cancel.is_cancelled() || tx.is_closed() => return Some(Outcome::Abandoned),
         Err(status) => {
             tracing::debug!(code = ?status.code(), message = status.message(), "Play refused");
             let _ = tx.send(Err(status)).await;
