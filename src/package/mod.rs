@@ -325,6 +325,8 @@ impl PackageSpec {
         add(Family::Palindrome, t, n, a, "");
         add(Family::Random, t, n, a, "");
         add(Family::Max, t, n, a, "");
+        // T = 1 once (every bound of the statement is reached somewhere).
+        add(Family::Random, 1, n, a, "single");
         files
     }
 
@@ -475,6 +477,7 @@ impl PackageSpec {
         let own: &[(&str, &str)] = if self.interactive {
             &[
                 ("output_validator/interactor.cpp", assets::INTERACTOR),
+                ("attachments/testing_tool.py", assets::TESTING_TOOL),
                 ("submissions/accepted/perfect.cpp", assets::I_PERFECT),
                 (
                     "submissions/wrong_answer/losing_seat.cpp",
@@ -583,6 +586,7 @@ mod assets {
     pub const INPUT_VALIDATOR: &str = include_str!("assets/input_validator.cpp");
     pub const CHECKER: &str = include_str!("assets/checker.cpp");
     pub const INTERACTOR: &str = include_str!("assets/interactor.cpp");
+    pub const TESTING_TOOL: &str = include_str!("assets/testing_tool.py");
     pub const STATEMENT: &str = include_str!("assets/statement.tex");
     pub const RULES_TWO_ENDS: &str = include_str!("assets/rules-two-ends.tex");
     pub const RULES_LEFTMOST: &str = include_str!("assets/rules-leftmost.tex");

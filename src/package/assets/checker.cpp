@@ -10,6 +10,10 @@
 // format's default, `space_change_sensitive` unset): exactly T tokens, each
 // `0` or `1`, the k-th equal to the k-th line of the judge's answer (written
 // by the project's solver). Anything else is a wrong answer.
+//
+// Flags after the three paths are ignored, `--constraints_file FILE` among
+// them (BAPCtools runs the output validator on the judge's answers too; the
+// answers have no numeric bounds beyond 0 and 1 to report).
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>

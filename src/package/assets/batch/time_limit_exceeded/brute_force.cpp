@@ -1,4 +1,5 @@
-// Too slow (stonegame problem package): searches the whole game tree, with
+// Too slow (stonegame problem package): searches the whole game tree, every
+// move of every position (it does not stop at the first winning move), with
 // no memory of positions already solved. Right on tiny rows, exponential in
 // the number of stones. Moves that take the most stones come first, so the
 // recursion stays shallow (a time-out, not a stack overflow).
@@ -14,18 +15,19 @@ static std::vector<u64> a;
 static bool wins(int lo, int hi, u64 x, u64 y) {
   if (lo > hi) return false;
   if (lo == hi) return true;  // take the single pile whole
+  bool win = false;
   for (u64 k = x; k >= 1; k--) {
     bool lost = k == x ? !wins(lo + 1, hi, lo + 1 == hi ? y : a[lo + 1], y)
                        : !wins(lo, hi, x - k, y);
-    if (lost) return true;
+    win = win || lost;
   }
-  if (LEFTMOST) return false;
+  if (LEFTMOST) return win;
   for (u64 k = y; k >= 1; k--) {
     bool lost = k == y ? !wins(lo, hi - 1, x, lo == hi - 1 ? x : a[hi - 1])
                        : !wins(lo, hi, x, y - k);
-    if (lost) return true;
+    win = win || lost;
   }
-  return false;
+  return win;
 }
 
 int main() {
