@@ -167,6 +167,31 @@ fn bapctools_accepts(name: &str, args: &[&str], expect_tle: bool) {
     let problem = root.path().join(name);
     package(&problem, args);
     let config = bt_config(root.path());
+    // generators.yaml gives the same data: a copy without data/, `bt
+    // generate` (running `stonegame gen` through generators/stonegame_gen.sh).
+    // (In a directory of its own: BAPCtools warns about two problems with
+    // one uuid side by side.)
+    let copy_root = tempfile::tempdir().unwrap();
+    let copy = copy_root.path().join(name);
+    run_ok(Command::new("cp").arg("-r").arg(&problem).arg(&copy));
+    fs::remove_dir_all(copy.join("data")).unwrap();
+    // (BAPCtools also remembers each uuid's path in its configuration
+    // directory: the copy gets its own.)
+    let copy_config = bt_config(copy_root.path());
+    let (ok, log, generate_secs) = bt(&copy, &copy_config, &["generate"]);
+    assert!(ok, "bt generate failed on {name}:\n{log}");
+    let _ = fs::remove_file(copy.join(".gitignore"));
+    let (written, regenerated) = (tree(&problem), tree(&copy));
+    let names =
+        |t: &[(PathBuf, Vec<u8>)]| -> Vec<PathBuf> { t.iter().map(|(p, _)| p.clone()).collect() };
+    assert_eq!(
+        names(&written),
+        names(&regenerated),
+        "bt generate: other files\n{log}"
+    );
+    for ((path, a), (_, b)) in written.iter().zip(&regenerated) {
+        assert!(a == b, "bt generate changed {}", path.display());
+    }
 
     let (ok, log, validate_secs) = bt(&problem, &config, &["validate"]);
     assert!(ok, "bt validate failed on {name}:\n{log}");
@@ -192,10 +217,31 @@ fn bapctools_accepts(name: &str, args: &[&str], expect_tle: bool) {
     let (ok, log, zip_secs) = bt(&problem, &config, &["zip", "-G", "--kattis"]);
     assert!(ok, "bt zip failed on {name}:\n{log}");
     let zip = problem.join(format!("{name}.zip"));
-    assert!(fs::metadata(&zip).unwrap().len() > 0);
+    let listing = run_ok(
+        Command::new("python3")
+            .args([
+                "-c",
+                "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
+            ])
+            .arg(&zip),
+    );
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for needed in [
+        "problem.yaml",
+        "statement/problem.en.tex",
+        "data/sample/001-sample.in",
+        "data/secret/01-random-small.in",
+        "input_validators/validate.cpp",
+    ] {
+        assert!(
+            listing.contains(needed),
+            "{needed} not in {name}.zip:\n{listing}"
+        );
+    }
+    assert!(listing.contains("output_validator/"), "{listing}");
     println!(
-        "{name}: bt validate {validate_secs:.1} s, bt run {run_secs:.1} s, bt zip {zip_secs:.1} s \
-         ({} submissions)",
+        "{name}: bt validate {validate_secs:.1} s, bt run {run_secs:.1} s, bt generate \
+         {generate_secs:.1} s, bt zip {zip_secs:.1} s ({} submissions)",
         subs.len()
     );
 }

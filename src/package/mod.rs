@@ -21,6 +21,7 @@
 //! directory beside its destination and renamed into place, so an error
 //! leaves nothing half-written.
 
+mod transcript;
 mod zip;
 
 use std::fs::{self, File};
@@ -522,23 +523,36 @@ impl PackageSpec {
              # `bt generate` reruns every line (stonegame on PATH, or $STONEGAME).\n\
              # The same lines by hand: `stonegame gen ARGS > NAME.in`{}.\n\
              version: 2025-12\n\
-             data:\n  sample:\n    data:\n      - '001-sample':\n          in: {}",
+             solution: /submissions/accepted/{}\n\
+             data:\n  sample:\n    data:\n      '001-sample':\n        in: {}",
             if self.interactive {
                 " (interactive: NAME.ans is empty)"
             } else {
                 " with `--answers NAME.ans`"
             },
+            if self.interactive {
+                "perfect.cpp"
+            } else {
+                "solution.cpp"
+            },
             yaml_string(&oj_text(&self.sample_rows())),
         );
-        if !self.interactive {
-            let _ = writeln!(y, "          ans: {}", yaml_string(&self.sample_answers()));
+        if self.interactive {
+            // bt generate writes the .interaction transcript itself.
+            let _ = writeln!(
+                y,
+                "        in.download: {}\n        ans.download: \"\"",
+                yaml_string(&oj_text(&self.sample_rows()))
+            );
+        } else {
+            let _ = writeln!(y, "        ans: {}", yaml_string(&self.sample_answers()));
         }
         let _ = writeln!(y, "  secret:\n    data:");
         for f in self.secret_files() {
             let s = &f.spec;
             let _ = writeln!(
                 y,
-                "      - '{}': stonegame_gen.sh --family {} --cases {} --max-n {} --max-a {} \
+                "      '{}': stonegame_gen.sh --family {} --cases {} --max-n {} --max-a {} \
                  --seed {} --variant {}{}",
                 f.name,
                 s.family,
@@ -556,12 +570,18 @@ impl PackageSpec {
         }
         let _ = writeln!(y, "  invalid_input:\n    data:");
         for (i, (name, bytes)) in self.invalid_inputs().iter().enumerate() {
-            let _ = writeln!(
-                y,
-                "      - '{:02}-{name}':\n          in: {}",
-                i + 1,
-                yaml_string(&String::from_utf8_lossy(bytes))
-            );
+            // An inline `in:` gets a final newline from BAPCtools: a file
+            // without one is copied from generators/.
+            if bytes.last().is_some_and(|&b| b != b'\n') {
+                let _ = writeln!(y, "      '{:02}-{name}':\n        copy: {name}", i + 1);
+            } else {
+                let _ = writeln!(
+                    y,
+                    "      '{:02}-{name}':\n        in: {}",
+                    i + 1,
+                    yaml_string(&String::from_utf8_lossy(bytes))
+                );
+            }
         }
         y
     }
@@ -770,9 +790,21 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
         spec.sample_answers()
     };
     put("data/sample/001-sample.ans", sample_ans.as_bytes())?;
+    if spec.interactive {
+        // What BAPCtools shows in the statement, and what contestants
+        // download (the games, and no answers).
+        let rows = spec.sample_rows();
+        let transcript = transcript::interaction(&rows, spec.variant, spec.seed);
+        put("data/sample/001-sample.interaction", transcript.as_bytes())?;
+        put("data/sample/001-sample.in.download", sample.as_bytes())?;
+        put("data/sample/001-sample.ans.download", b"")?;
+    }
     let invalid = spec.invalid_inputs();
     for (i, (name, bytes)) in invalid.iter().enumerate() {
         put(&format!("data/invalid_input/{:02}-{name}.in", i + 1), bytes)?;
+        if bytes.last().is_some_and(|&b| b != b'\n') {
+            put(&format!("generators/{name}.in"), bytes)?;
+        }
     }
     let secret = spec.secret_files();
     let secret_dir = root.join("data/secret");
