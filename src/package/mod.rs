@@ -719,7 +719,7 @@ pub fn write_package(
     let result = (|| {
         let mut summary = write_tree(spec, &tmp)?;
         let zip_path = if zip {
-            let zip_path = parent.join(format!("{base}.zip"));
+            let zip_path = dir.with_file_name(format!("{base}.zip"));
             let zip_tmp = parent.join(format!(".{base}.stonegame-{}.zip.tmp", std::process::id()));
             let written = zip::write_dir_zip(&tmp, &zip_tmp);
             if let Err(e) = written {
