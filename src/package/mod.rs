@@ -458,8 +458,45 @@ impl PackageSpec {
                 .replace("@GAMES@", games)
                 .replace("@GAME@", game)
                 .replace("@LEFTMOST_NOTE@", leftmost_note)
-                .replace("@NAME@", &latex_text(&self.display_name())),
+                .replace("@NAME@", &latex_text(&self.display_name()))
+                .replace("@SAMPLE_NOTE@", &self.sample_note()),
         )
+    }
+
+    /// The statement's sentence about the classic sample row `3 1 9 4`
+    /// (empty when the limits leave it out of the sample).
+    fn sample_note(&self) -> String {
+        let classic = [3, 1, 9, 4];
+        if !self.sample_rows().iter().any(|r| r[..] == classic) {
+            return String::new();
+        }
+        let row = ValidRow::new(&classic[..], MAX_PILES).expect("a valid row");
+        let wins = first_player_wins(&row, self.variant);
+        let why = match (self.variant, wins) {
+            (Variant::Leftmost, true) => {
+                "taking the whole first pile leaves \\texttt{1 9 4}, where the \
+                 opponent must take the single stone and leave \\texttt{9 4}, \
+                 a win for the player to move"
+            }
+            (_, false) => {
+                "whatever is taken, the opponent has an answer that keeps the \
+                 position lost for the player to move, down to the empty row"
+            }
+            (_, true) => "the first player has a winning move",
+        };
+        let (verdict, seat) = if wins {
+            ("won by the first player", "FIRST")
+        } else {
+            ("lost for the first player", "SECOND")
+        };
+        if self.interactive {
+            format!(
+                "In the sample, the row \\texttt{{3 1 9 4}} is {verdict} ({why}), so \
+                 your program must answer \\texttt{{{seat}}} there."
+            )
+        } else {
+            format!("In the sample, the row \\texttt{{3 1 9 4}} is {verdict}: {why}.")
+        }
     }
 
     /// The sources of the package, path and text (everything but the data,
