@@ -20,6 +20,16 @@ use stonegame::core::Variant;
 use stonegame::judge::check::{Verdict, check};
 use stonegame::judge::generate::{Family, GenSpec, generate};
 
+/// A line on the real stderr, shown by a plain `cargo test` too (the
+/// harness captures `println!`/`eprintln!` of passing tests, not writes to
+/// the stream itself): BAPCtools' times.
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// The BAPCtools release the packages are proven with.
 const BAPCTOOLS: &str = "bapctools==2026.10.0";
 
@@ -239,7 +249,7 @@ fn bapctools_accepts(name: &str, args: &[&str], expect_tle: bool) {
         );
     }
     assert!(listing.contains("output_validator/"), "{listing}");
-    println!(
+    report!(
         "{name}: bt validate {validate_secs:.1} s, bt run {run_secs:.1} s, bt generate \
          {generate_secs:.1} s, bt zip {zip_secs:.1} s ({} submissions)",
         subs.len()
@@ -703,7 +713,7 @@ fn cpp_solution_and_checker_agree_with_the_rust_judge() {
             assert!(shortcut_wrong > 0, "the shortcut was never wrong");
         }
     }
-    println!("{runs} checker runs agree with `stonegame check`");
+    report!("{runs} checker runs agree with `stonegame check`");
 }
 
 /// The strict reference of the input format: parse, check the limits, and
@@ -819,7 +829,7 @@ fn cpp_input_validator_agrees_with_a_strict_reference() {
         }
     }
     assert!(rejected > 200 && accepted > 20, "{accepted} {rejected}");
-    println!("validate.cpp agrees with the reference: {accepted} valid, {rejected} invalid");
+    report!("validate.cpp agrees with the reference: {accepted} valid, {rejected} invalid");
 }
 
 /// Plays `input` with the C++ interactor against `program`, the judge
@@ -963,5 +973,5 @@ fn cpp_interactor_agrees_with_stonegame_interact() {
             );
         }
     }
-    println!("{games} games agree between interactor.cpp and `stonegame interact`");
+    report!("{games} games agree between interactor.cpp and `stonegame interact`");
 }
