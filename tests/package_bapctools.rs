@@ -249,9 +249,43 @@ fn bapctools_accepts(name: &str, args: &[&str], expect_tle: bool) {
         );
     }
     assert!(listing.contains("output_validator/"), "{listing}");
+
+    // The legacy format (what DOMjudge before the 2023-07 format imports):
+    // BAPCtools converts the package offline.
+    let (ok, log, legacy_secs) = bt(&problem, &config, &["zip", "-G", "--kattis", "--legacy"]);
+    assert!(ok, "bt zip --legacy failed on {name}:\n{log}");
+    let legacy = run_ok(
+        Command::new("python3")
+            .args([
+                "-c",
+                "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+                 print('\\n'.join(z.namelist())); print(z.read(sys.argv[2]).decode())",
+            ])
+            .arg(&zip)
+            .arg(format!("{name}/problem.yaml")),
+    );
+    let legacy = String::from_utf8_lossy(&legacy.stdout);
+    for needed in [
+        "/problem_statement/problem.en.tex",
+        "/output_validators/",
+        "/input_validators/validate.cpp",
+        "/data/secret/01-random-small.in",
+        "validation: custom",
+    ] {
+        assert!(
+            legacy.contains(needed),
+            "{needed} not in the legacy zip:\n{legacy}"
+        );
+    }
+    assert_eq!(
+        legacy.contains("validation: custom interactive"),
+        name.contains("interactive"),
+        "{legacy}"
+    );
     report!(
         "{name}: bt validate {validate_secs:.1} s, bt run {run_secs:.1} s, bt generate \
-         {generate_secs:.1} s, bt zip {zip_secs:.1} s ({} submissions)",
+         {generate_secs:.1} s, bt zip {zip_secs:.1} s, bt zip --legacy {legacy_secs:.1} s \
+         ({} submissions)",
         subs.len()
     );
 }
