@@ -322,6 +322,13 @@ fn bapctools_accepts_the_interactive_package() {
     bapctools_accepts("stonegameinteractive", &args, false);
 }
 
+#[test]
+fn bapctools_accepts_the_leftmost_interactive_package() {
+    let mut args = SMALL.to_vec();
+    args.extend(["--interactive", "--variant", "leftmost"]);
+    bapctools_accepts("stonegameinteractiveleftmost", &args, false);
+}
+
 /// Every file of a directory tree, by relative path.
 fn tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
