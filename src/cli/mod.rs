@@ -13,6 +13,7 @@ pub mod client;
 pub mod client_play;
 pub mod generate;
 pub mod interact;
+pub mod package;
 pub mod play;
 pub mod serve;
 pub mod solve;
@@ -50,6 +51,8 @@ pub enum Command {
     Interact(interact::InteractArgs),
     /// Play a game against the bot in the terminal.
     Play(play::PlayArgs),
+    /// Write a contest problem package (ICPC/Kattis format 2025-09).
+    Package(package::PackageArgs),
 }
 
 /// Parses the arguments and runs the command.
@@ -65,6 +68,7 @@ pub fn main() -> ExitCode {
         Command::Gen(args) => generate::run(args),
         Command::Interact(args) => interact::run(args),
         Command::Play(args) => play::run(args),
+        Command::Package(args) => package::run(args),
     }
 }
 

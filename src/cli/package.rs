@@ -1,0 +1,92 @@
+//! `stonegame package`: the flags of the contest package writer; the
+//! package itself is [`crate::package`] (docs/judging.md, "Running this
+//! problem at a contest").
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::package::{PackageSpec, write_package};
+
+use super::{VariantArg, fail};
+
+/// Arguments of `stonegame package`.
+#[derive(Debug, clap::Args)]
+pub struct PackageArgs {
+    /// An interactive problem: the program plays the games against the
+    /// judge's bot (default: pass-fail, one 0/1 line per game).
+    #[arg(long)]
+    pub interactive: bool,
+    /// The game: two-ends or leftmost. (Parsed here rather than by clap so
+    /// that an unknown value is exit code 1 with a message naming the flag,
+    /// like every other bad value of this command.)
+    #[arg(long, value_name = "two-ends|leftmost", default_value = "two-ends")]
+    pub variant: String,
+    /// The largest number of cases T of a test file.
+    #[arg(long, default_value_t = 10)]
+    pub cases: u64,
+    /// The largest number of piles n.
+    #[arg(long, default_value_t = 1000)]
+    pub max_n: u64,
+    /// The largest pile a_i (at most 2^63-1).
+    #[arg(long, default_value_t = 1_000_000_000)]
+    pub max_a: u64,
+    /// Seed of the test data: the same seed, the same package, byte for byte.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time limit in whole seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2)]
+    pub time_limit: u64,
+    /// The problem's name (default: "Stones at Both Ends", or "Stones from
+    /// the Left" for the leftmost variant).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Also write DIR.zip beside DIR (files at the zip's root).
+    #[arg(long)]
+    pub zip: bool,
+    /// Replace DIR if it exists and is not empty.
+    #[arg(long)]
+    pub force: bool,
+    /// The package directory to create (its name is the problem's short
+    /// name: lowercase letters and digits for BAPCtools).
+    pub dir: PathBuf,
+}
+
+/// Runs the command.
+pub fn run(args: PackageArgs) -> ExitCode {
+    let variant = match args.variant.as_str() {
+        "two-ends" => VariantArg::TwoEnds,
+        "leftmost" => VariantArg::Leftmost,
+        other => {
+            return fail(format!(
+                "--variant: unknown variant `{other}` (expected two-ends or leftmost)"
+            ));
+        }
+    };
+    let spec = PackageSpec {
+        interactive: args.interactive,
+        variant: variant.into(),
+        cases: args.cases,
+        max_n: args.max_n,
+        max_a: args.max_a,
+        seed: args.seed,
+        time_limit: args.time_limit,
+        name: args.name,
+    };
+    match write_package(&spec, &args.dir, args.force, args.zip) {
+        Ok(summary) => {
+            println!(
+                "wrote {} ({} files: {} secret test files, {} invalid inputs){}",
+                summary.dir.display(),
+                summary.files,
+                summary.secret,
+                summary.invalid,
+                summary
+                    .zip
+                    .map(|z| format!(" and {}", z.display()))
+                    .unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}

@@ -1,0 +1,879 @@
+//! The contest package writer behind `stonegame package`: a complete
+//! ICPC/Kattis problem package (problem format version 2025-09, the one
+//! BAPCtools 2026.10 reads) for the two-ends game or its leftmost variant,
+//! batch (pass-fail) or interactive.
+//!
+//! The package holds `problem.yaml`, a LaTeX statement, the sample and the
+//! secret test data (streamed from [`crate::judge::generate`], answers from
+//! the project's solver), inputs the validator must reject, a strict input
+//! validator, the output validator (batch: a checker; interactive: the
+//! interactor playing the bot), the submissions with the verdicts they must
+//! get, and `generators/generators.yaml` to regenerate the data with
+//! `stonegame gen`. Validators, interactor and submissions are the
+//! project's own C++17 and Python sources kept in `src/package/assets/`
+//! (embedded with `include_str!`), so a judge host needs neither network
+//! nor a Rust toolchain; `tests/package_bapctools.rs` holds them to the
+//! Rust judge and runs BAPCtools on the written packages
+//! (docs/judging.md, "Running this problem at a contest").
+//!
+//! The same [`PackageSpec`] always gives the same bytes (the `uuid` is
+//! derived from the parameters). The package is written to a temporary
+//! directory beside its destination and renamed into place, so an error
+//! leaves nothing half-written.
+
+mod transcript;
+mod zip;
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::core::{MAX_PILE, MAX_PILES, ValidRow, Variant, first_player_wins};
+use crate::judge::generate::{Family, GenError, GenSpec, generate};
+
+/// The largest `max_n` of an interactive package: the interactor keeps two
+/// n × n tables of 8-byte entries per game (n = 3000: 144 MB).
+pub const INTERACTIVE_MAX_N: u64 = 3000;
+
+/// The largest `--cases`: every test file holds up to T cases.
+pub const MAX_CASES: u64 = 1_000_000;
+
+/// The problem format version written in `problem.yaml`.
+pub const FORMAT_VERSION: &str = "2025-09";
+
+/// What to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageSpec {
+    /// Interactive (the program plays the games) instead of pass-fail.
+    pub interactive: bool,
+    /// The game.
+    pub variant: Variant,
+    /// The largest number of cases T of a test file.
+    pub cases: u64,
+    /// The largest number of piles n.
+    pub max_n: u64,
+    /// The largest pile a_i.
+    pub max_a: u64,
+    /// The seed of the test data (and of the interactor's bot).
+    pub seed: u64,
+    /// The time limit in whole seconds (a multiple of the default time
+    /// resolution of one second).
+    pub time_limit: u64,
+    /// The problem's display name; `None`: a name for the variant.
+    pub name: Option<String>,
+}
+
+impl Default for PackageSpec {
+    /// The original problem: T ≤ 10, n ≤ 1000, a_i ≤ 10^9, batch, two ends.
+    fn default() -> Self {
+        PackageSpec {
+            interactive: false,
+            variant: Variant::TwoEnds,
+            cases: 10,
+            max_n: 1000,
+            max_a: 1_000_000_000,
+            seed: 1,
+            time_limit: 2,
+            name: None,
+        }
+    }
+}
+
+/// Why a package was not written. Every message names the flag or the path
+/// at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    /// `--cases 0`.
+    #[error("--cases must be at least 1")]
+    NoCases,
+    /// `--cases` above [`MAX_CASES`].
+    #[error("--cases {0} is larger than {MAX_CASES}")]
+    TooManyCases(u64),
+    /// `--max-n 0`.
+    #[error("--max-n must be at least 1 (a row has at least one pile)")]
+    MaxNZero,
+    /// `--max-n` above the project's limit (or the interactor's).
+    #[error("--max-n {max_n} is larger than {limit}{why}")]
+    MaxNTooLarge {
+        /// What was asked.
+        max_n: u64,
+        /// The largest allowed.
+        limit: u64,
+        /// Why, for the interactive limit.
+        why: &'static str,
+    },
+    /// `--max-a 0`.
+    #[error("--max-a must be at least 1 (every pile has at least one stone)")]
+    MaxAZero,
+    /// `--max-a` above 2^63 − 1.
+    #[error("--max-a {0} is larger than the largest pile {MAX_PILE} (2^63-1)")]
+    MaxATooLarge(u64),
+    /// `--time-limit 0`.
+    #[error("--time-limit must be at least 1 second")]
+    TimeLimitZero,
+    /// `--name` empty or with control characters.
+    #[error("--name must be one line of printable text, not {0:?}")]
+    BadName(String),
+    /// DIR has no usable last component (`/`, `..`).
+    #[error("DIR {0} does not name a directory to create")]
+    BadDir(PathBuf),
+    /// DIR exists, is not empty, and `--force` was not given.
+    #[error("DIR {0} exists and is not empty (use --force to replace it)")]
+    NotEmpty(PathBuf),
+    /// DIR exists and is not a directory.
+    #[error("DIR {0} exists and is not a directory")]
+    NotADirectory(PathBuf),
+    /// A file or directory could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+    /// The generator refused a family's parameters (a bug: they are derived
+    /// from a spec already checked).
+    #[error("generating {file}: {source}")]
+    Generate {
+        /// The test file.
+        file: String,
+        /// The error.
+        source: GenError,
+    },
+}
+
+fn io_at(path: &Path) -> impl FnOnce(io::Error) -> PackageError + '_ {
+    move |source| PackageError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageSummary {
+    /// The package directory.
+    pub dir: PathBuf,
+    /// The zip, with `--zip`.
+    pub zip: Option<PathBuf>,
+    /// Number of files in the package.
+    pub files: usize,
+    /// Number of secret test files.
+    pub secret: usize,
+    /// Number of invalid inputs.
+    pub invalid: usize,
+}
+
+/// A secret test file: its name and what `stonegame gen` makes of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretFile {
+    /// The file name without extension (`01-random`).
+    pub name: String,
+    /// The generator's parameters.
+    pub spec: GenSpec,
+}
+
+impl PackageSpec {
+    /// Checks the parameters.
+    pub fn validate(&self) -> Result<(), PackageError> {
+        if self.cases == 0 {
+            return Err(PackageError::NoCases);
+        }
+        if self.cases > MAX_CASES {
+            return Err(PackageError::TooManyCases(self.cases));
+        }
+        if self.max_n == 0 {
+            return Err(PackageError::MaxNZero);
+        }
+        if self.max_n > MAX_PILES as u64 {
+            return Err(PackageError::MaxNTooLarge {
+                max_n: self.max_n,
+                limit: MAX_PILES as u64,
+                why: "",
+            });
+        }
+        if self.interactive && self.max_n > INTERACTIVE_MAX_N {
+            return Err(PackageError::MaxNTooLarge {
+                max_n: self.max_n,
+                limit: INTERACTIVE_MAX_N,
+                why: " (with --interactive: the interactor's tables take 16 n^2 bytes)",
+            });
+        }
+        if self.max_a == 0 {
+            return Err(PackageError::MaxAZero);
+        }
+        if self.max_a > MAX_PILE {
+            return Err(PackageError::MaxATooLarge(self.max_a));
+        }
+        if self.time_limit == 0 {
+            return Err(PackageError::TimeLimitZero);
+        }
+        if let Some(name) = &self.name
+            && (name.trim().is_empty() || name.chars().any(char::is_control))
+        {
+            return Err(PackageError::BadName(name.clone()));
+        }
+        Ok(())
+    }
+
+    /// The problem's display name.
+    pub fn display_name(&self) -> String {
+        match (&self.name, self.variant) {
+            (Some(name), _) => name.clone(),
+            (None, Variant::TwoEnds) => "Stones at Both Ends".into(),
+            (None, Variant::Leftmost) => "Stones from the Left".into(),
+        }
+    }
+
+    fn variant_name(&self) -> &'static str {
+        match self.variant {
+            Variant::TwoEnds => "two-ends",
+            Variant::Leftmost => "leftmost",
+        }
+    }
+
+    /// The `uuid` of `problem.yaml`: 128 bits hashed from the parameters (a
+    /// version-8 UUID), so the same parameters give the same package.
+    pub fn uuid(&self) -> String {
+        let key = format!(
+            "stonegame package|{}|{}|{}|{}|{}|{}|{}|{}",
+            self.interactive,
+            self.variant_name(),
+            self.cases,
+            self.max_n,
+            self.max_a,
+            self.seed,
+            self.time_limit,
+            self.display_name()
+        );
+        let hash = |offset: u64| {
+            key.bytes().fold(offset, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+            })
+        };
+        let (hi, lo) = (hash(0xcbf2_9ce4_8422_2325), hash(0x6c62_272e_07bb_0142));
+        let hi = (hi & !0xf000) | 0x8000; // version 8
+        let lo = (lo & !(0b11 << 62)) | (0b10 << 62); // RFC 4122 variant
+        format!(
+            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+            hi >> 32,
+            (hi >> 16) & 0xffff,
+            hi & 0xffff,
+            lo >> 48,
+            lo & 0xffff_ffff_ffff
+        )
+    }
+
+    /// The sample rows: the classic `3 1 9 4` and a few more, those that fit
+    /// the limits, at most `cases` of them (`1` always fits).
+    pub fn sample_rows(&self) -> Vec<Vec<u64>> {
+        let candidates: [&[u64]; 5] = [&[3, 1, 9, 4], &[2, 2, 1], &[5, 5], &[1, 1], &[1]];
+        candidates
+            .iter()
+            .filter(|row| row.len() as u64 <= self.max_n && row.iter().all(|&a| a <= self.max_a))
+            .take(self.cases as usize)
+            .map(|row| row.to_vec())
+            .collect()
+    }
+
+    /// The secret test files, in order: each family of the generator with
+    /// seeds derived from `seed`, and the exhaustive rows that fit T.
+    pub fn secret_files(&self) -> Vec<SecretFile> {
+        let (t, n, a) = (self.cases, self.max_n, self.max_a);
+        let mut files = Vec::new();
+        let mut add = |family: Family, cases: u64, max_n: u64, max_a: u64, tag: &str| {
+            let index = files.len() as u64 + 1;
+            let name = if tag.is_empty() {
+                format!("{index:02}-{family}")
+            } else {
+                format!("{index:02}-{family}-{tag}")
+            };
+            files.push(SecretFile {
+                name,
+                spec: GenSpec {
+                    family,
+                    cases,
+                    max_n,
+                    max_a,
+                    seed: self.seed.wrapping_add(index),
+                    variant: self.variant,
+                },
+            });
+        };
+        add(Family::Random, t, n.min(8), a.min(8), "small");
+        add(Family::Tiny, t, n, a, "");
+        for k in 1..=n.min(4) {
+            // The most stones per pile such that every row of k piles fits T.
+            let fits = |a: u64| exhaustive_rows(k, a).is_some_and(|rows| rows <= t);
+            let mut best = 1;
+            while best < a && fits(best + 1) {
+                best += 1;
+            }
+            if k == 1 || best >= 2 {
+                add(Family::Exhaustive, t, k, best, &format!("n{k}"));
+            }
+        }
+        if n >= 2 {
+            add(Family::Planted, t, n, a, "");
+            add(Family::Hack, t, n, a, "");
+            if n >= 5 && a >= 2 {
+                // Small rows, where the killer rows of the hack family bite
+                // most often.
+                add(Family::Hack, t, n.min(6), a.min(6), "small");
+            }
+        }
+        add(Family::Near, t, n, a, "");
+        add(Family::Palindrome, t, n, a, "");
+        add(Family::Random, t, n, a, "");
+        add(Family::Max, t, n, a, "");
+        // T = 1 once (every bound of the statement is reached somewhere).
+        add(Family::Random, 1, n, a, "single");
+        files
+    }
+
+    /// The inputs the input validator must reject: name and bytes.
+    pub fn invalid_inputs(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let (t, n, a) = (self.cases, self.max_n, self.max_a);
+        let ones = |k: u64| vec!["1"; k as usize].join(" ");
+        let out: Vec<(&'static str, String)> = vec![
+            ("empty", String::new()),
+            ("t-zero", "0\n".into()),
+            (
+                "t-over-limit",
+                format!("{}\n{}", t + 1, "1\n1\n".repeat(t as usize + 1)),
+            ),
+            ("t-mismatch-fewer", format!("{}\n1\n1\n", t.max(2))),
+            ("t-mismatch-more", "1\n1\n1\n1\n1\n".into()),
+            ("n-zero", "1\n0\n\n".into()),
+            ("n-over-limit", format!("1\n{}\n{}\n", n + 1, ones(n + 1))),
+            ("n-mismatch-fewer", "1\n3\n1 1\n".into()),
+            ("n-mismatch-more", "1\n1\n1 1\n".into()),
+            ("zero-pile", "1\n2\n1 0\n".into()),
+            ("pile-over-limit", format!("1\n1\n{}\n", u128::from(a) + 1)),
+            ("pile-over-u64", "1\n1\n99999999999999999999999\n".into()),
+            ("trailing-garbage", "1\n1\n1\nx\n".into()),
+            ("trailing-token", "1\n1\n1 x\n".into()),
+            ("missing-final-newline", "1\n1\n1".into()),
+            ("extra-blank-line", "1\n1\n1\n\n".into()),
+            ("non-digits", "1\n1\nabc\n".into()),
+            ("decimal-point", "1\n1\n1.0\n".into()),
+            ("leading-zero", "1\n1\n01\n".into()),
+            ("leading-zero-t", "01\n1\n1\n".into()),
+            ("plus-sign", "1\n1\n+1\n".into()),
+            ("minus-sign", "1\n1\n-1\n".into()),
+            ("crlf", "1\r\n1\r\n1\r\n".into()),
+            ("double-space", "1\n2\n1  1\n".into()),
+            ("leading-space", "1\n1\n 1\n".into()),
+            ("trailing-space", "1\n1\n1 \n".into()),
+            ("tab", "1\n2\n1\t1\n".into()),
+            ("n-and-piles-on-one-line", "1\n1 1\n".into()),
+            ("non-ascii", "1\n1\n\u{0661}\n".into()),
+        ];
+        out.into_iter().map(|(k, s)| (k, s.into_bytes())).collect()
+    }
+
+    /// The contents of `problem.yaml`.
+    pub fn problem_yaml(&self) -> String {
+        let kind = if self.interactive {
+            "interactive"
+        } else {
+            "pass-fail"
+        };
+        format!(
+            "# Written by `stonegame package` ({variant} game{interactive}); regenerate\n\
+             # with: {command}\n\
+             problem_format_version: {FORMAT_VERSION}\n\
+             type: {kind}\n\
+             name: {name}\n\
+             uuid: {uuid}\n\
+             credits: generated by stonegame\n\
+             source: ZJOI 2009 (LOJ 10248, AcWing 1322)\n\
+             license: cc by-sa\n\
+             rights_owner: the stonegame authors\n\
+             limits:\n  time_limit: {tl}\n  memory: 1024\n",
+            variant = self.variant_name(),
+            interactive = if self.interactive {
+                ", interactive"
+            } else {
+                ""
+            },
+            command = self.command_line(),
+            name = yaml_string(&self.display_name()),
+            uuid = self.uuid(),
+            tl = self.time_limit,
+        )
+    }
+
+    /// The `stonegame package` command line that writes this package.
+    pub fn command_line(&self) -> String {
+        let mut cmd = String::from("stonegame package");
+        if self.interactive {
+            cmd.push_str(" --interactive");
+        }
+        cmd.push_str(&format!(
+            " --variant {} --cases {} --max-n {} --max-a {} --seed {} --time-limit {}",
+            self.variant_name(),
+            self.cases,
+            self.max_n,
+            self.max_a,
+            self.seed,
+            self.time_limit
+        ));
+        if let Some(name) = &self.name {
+            cmd.push_str(&format!(" --name '{}'", name.replace('\'', "'\\''")));
+        }
+        cmd.push_str(" DIR");
+        cmd
+    }
+
+    fn substitute(&self, text: &str) -> String {
+        let leftmost = u8::from(self.variant == Variant::Leftmost);
+        text.replace("@MAX_T@", &self.cases.to_string())
+            .replace("@MAX_N@", &self.max_n.to_string())
+            .replace("@MAX_A@", &self.max_a.to_string())
+            .replace("@LEFTMOST@", &leftmost.to_string())
+            .replace("@SEED@", &self.seed.to_string())
+    }
+
+    /// The statement, `statement/problem.en.tex`.
+    pub fn statement(&self) -> String {
+        let rules = match self.variant {
+            Variant::TwoEnds => assets::RULES_TWO_ENDS,
+            Variant::Leftmost => assets::RULES_LEFTMOST,
+        };
+        let (output, games, game) = if self.interactive {
+            (assets::OUTPUT_INTERACTIVE, "games", "game")
+        } else {
+            (assets::OUTPUT_BATCH, "rows (games)", "row")
+        };
+        let leftmost_note = if self.variant == Variant::Leftmost {
+            " In this game only \\texttt{L} moves are legal."
+        } else {
+            ""
+        };
+        self.substitute(
+            &assets::STATEMENT
+                .replace("@RULES@", rules.trim_end())
+                .replace("@OUTPUT@", output.trim_end())
+                .replace("@GAMES@", games)
+                .replace("@GAME@", game)
+                .replace("@LEFTMOST_NOTE@", leftmost_note)
+                .replace("@NAME@", &latex_text(&self.display_name()))
+                .replace("@SAMPLE_NOTE@", &self.sample_note()),
+        )
+    }
+
+    /// The statement's sentence about the classic sample row `3 1 9 4`
+    /// (empty when the limits leave it out of the sample).
+    fn sample_note(&self) -> String {
+        let classic = [3, 1, 9, 4];
+        if !self.sample_rows().iter().any(|r| r[..] == classic) {
+            return String::new();
+        }
+        let row = ValidRow::new(&classic[..], MAX_PILES).expect("a valid row");
+        let wins = first_player_wins(&row, self.variant);
+        let why = match (self.variant, wins) {
+            (Variant::Leftmost, true) => {
+                "taking the whole first pile leaves \\texttt{1 9 4}, where the \
+                 opponent must take the single stone and leave \\texttt{9 4}, \
+                 a win for the player to move"
+            }
+            (_, false) => {
+                "whatever is taken, the opponent has an answer that keeps the \
+                 position lost for the player to move, down to the empty row"
+            }
+            (_, true) => "the first player has a winning move",
+        };
+        let (verdict, seat) = if wins {
+            ("won by the first player", "FIRST")
+        } else {
+            ("lost for the first player", "SECOND")
+        };
+        if self.interactive {
+            format!(
+                "In the sample, the row \\texttt{{3 1 9 4}} is {verdict} ({why}), so \
+                 your program must answer \\texttt{{{seat}}} there."
+            )
+        } else {
+            format!("In the sample, the row \\texttt{{3 1 9 4}} is {verdict}: {why}.")
+        }
+    }
+
+    /// The sources of the package, path and text (everything but the data,
+    /// the statement and `problem.yaml`).
+    pub fn sources(&self) -> Vec<(&'static str, String)> {
+        let mut files = vec![
+            (
+                "input_validators/validate.cpp",
+                self.substitute(assets::INPUT_VALIDATOR),
+            ),
+            (
+                "generators/stonegame_gen.sh",
+                assets::GENERATOR_SCRIPT.to_string(),
+            ),
+        ];
+        let own: &[(&str, &str)] = if self.interactive {
+            &[
+                ("output_validator/interactor.cpp", assets::INTERACTOR),
+                ("attachments/testing_tool.py", assets::TESTING_TOOL),
+                ("submissions/accepted/perfect.cpp", assets::I_PERFECT),
+                (
+                    "submissions/wrong_answer/losing_seat.cpp",
+                    assets::I_LOSING_SEAT,
+                ),
+                (
+                    "submissions/wrong_answer/random_player.py",
+                    assets::I_RANDOM,
+                ),
+                (
+                    "submissions/wrong_answer/protocol_violation.py",
+                    assets::I_PROTOCOL,
+                ),
+            ]
+        } else {
+            &[
+                ("output_validator/checker.cpp", assets::CHECKER),
+                ("submissions/accepted/solution.cpp", assets::B_SOLUTION_CPP),
+                ("submissions/accepted/solution.py", assets::B_SOLUTION_PY),
+                ("submissions/wrong_answer/nim_xor.cpp", assets::B_NIM_XOR),
+                ("submissions/wrong_answer/greedy_ends.py", assets::B_GREEDY),
+                ("submissions/wrong_answer/shortcut.cpp", assets::B_SHORTCUT),
+                (
+                    "submissions/time_limit_exceeded/brute_force.cpp",
+                    assets::B_BRUTE_FORCE,
+                ),
+            ]
+        };
+        files.extend(own.iter().map(|&(p, t)| (p, self.substitute(t))));
+        files
+    }
+
+    /// `generators/generators.yaml`: the BAPCtools generators framework
+    /// listing every test file (sample and invalid inputs inline, secret
+    /// files as `stonegame gen` command lines).
+    pub fn generators_yaml(&self) -> String {
+        use std::fmt::Write as _;
+        let mut y = String::new();
+        let _ = writeln!(
+            y,
+            "# The test data of this package, for the BAPCtools generators framework:\n\
+             # `bt generate` reruns every line (stonegame on PATH, or $STONEGAME).\n\
+             # The same lines by hand: `stonegame gen ARGS > NAME.in`{}.\n\
+             version: 2025-12\n\
+             solution: /submissions/accepted/{}\n\
+             data:\n  sample:\n    data:\n      '001-sample':\n        in: {}",
+            if self.interactive {
+                " (interactive: NAME.ans is empty)"
+            } else {
+                " with `--answers NAME.ans`"
+            },
+            if self.interactive {
+                "perfect.cpp"
+            } else {
+                "solution.cpp"
+            },
+            yaml_string(&oj_text(&self.sample_rows())),
+        );
+        if self.interactive {
+            // bt generate writes the .interaction transcript itself.
+            let _ = writeln!(
+                y,
+                "        in.download: {}\n        ans.download: \"\"",
+                yaml_string(&oj_text(&self.sample_rows()))
+            );
+        } else {
+            let _ = writeln!(y, "        ans: {}", yaml_string(&self.sample_answers()));
+        }
+        let _ = writeln!(y, "  secret:\n    data:");
+        for f in self.secret_files() {
+            let s = &f.spec;
+            let _ = writeln!(
+                y,
+                "      '{}': stonegame_gen.sh --family {} --cases {} --max-n {} --max-a {} \
+                 --seed {} --variant {}{}",
+                f.name,
+                s.family,
+                s.cases,
+                s.max_n,
+                s.max_a,
+                s.seed,
+                self.variant_name(),
+                if self.interactive {
+                    ""
+                } else {
+                    " --answers {name}.ans"
+                }
+            );
+        }
+        let _ = writeln!(y, "  invalid_input:\n    data:");
+        for (i, (name, bytes)) in self.invalid_inputs().iter().enumerate() {
+            // An inline `in:` gets a final newline from BAPCtools: a file
+            // without one is copied from generators/.
+            if bytes.last().is_some_and(|&b| b != b'\n') {
+                let _ = writeln!(y, "      '{:02}-{name}':\n        copy: {name}", i + 1);
+            } else {
+                let _ = writeln!(
+                    y,
+                    "      '{:02}-{name}':\n        in: {}",
+                    i + 1,
+                    yaml_string(&String::from_utf8_lossy(bytes))
+                );
+            }
+        }
+        y
+    }
+
+    fn sample_answers(&self) -> String {
+        self.sample_rows()
+            .iter()
+            .map(|row| {
+                let row = ValidRow::new(row.as_slice(), MAX_PILES).expect("sample rows are valid");
+                if first_player_wins(&row, self.variant) {
+                    "1\n"
+                } else {
+                    "0\n"
+                }
+            })
+            .collect()
+    }
+}
+
+/// The embedded sources (src/package/assets/).
+mod assets {
+    pub const INPUT_VALIDATOR: &str = include_str!("assets/input_validator.cpp");
+    pub const CHECKER: &str = include_str!("assets/checker.cpp");
+    pub const INTERACTOR: &str = include_str!("assets/interactor.cpp");
+    pub const TESTING_TOOL: &str = include_str!("assets/testing_tool.py");
+    pub const STATEMENT: &str = include_str!("assets/statement.tex");
+    pub const RULES_TWO_ENDS: &str = include_str!("assets/rules-two-ends.tex");
+    pub const RULES_LEFTMOST: &str = include_str!("assets/rules-leftmost.tex");
+    pub const OUTPUT_BATCH: &str = include_str!("assets/output-batch.tex");
+    pub const OUTPUT_INTERACTIVE: &str = include_str!("assets/output-interactive.tex");
+    pub const GENERATOR_SCRIPT: &str = include_str!("assets/stonegame_gen.sh");
+    pub const B_SOLUTION_CPP: &str = include_str!("assets/batch/accepted/solution.cpp");
+    pub const B_SOLUTION_PY: &str = include_str!("assets/batch/accepted/solution.py");
+    pub const B_NIM_XOR: &str = include_str!("assets/batch/wrong_answer/nim_xor.cpp");
+    pub const B_GREEDY: &str = include_str!("assets/batch/wrong_answer/greedy_ends.py");
+    pub const B_SHORTCUT: &str = include_str!("assets/batch/wrong_answer/shortcut.cpp");
+    pub const B_BRUTE_FORCE: &str =
+        include_str!("assets/batch/time_limit_exceeded/brute_force.cpp");
+    pub const I_PERFECT: &str = include_str!("assets/interactive/accepted/perfect.cpp");
+    pub const I_LOSING_SEAT: &str = include_str!("assets/interactive/wrong_answer/losing_seat.cpp");
+    pub const I_RANDOM: &str = include_str!("assets/interactive/wrong_answer/random_player.py");
+    pub const I_PROTOCOL: &str =
+        include_str!("assets/interactive/wrong_answer/protocol_violation.py");
+}
+
+/// Number of rows of 1 ..= k piles of 1 ..= a stones, if it fits.
+fn exhaustive_rows(k: u64, a: u64) -> Option<u64> {
+    let (mut total, mut layer) = (0u64, 1u64);
+    for _ in 0..k {
+        layer = layer.checked_mul(a)?;
+        total = total.checked_add(layer)?;
+    }
+    Some(total)
+}
+
+/// A YAML double-quoted scalar.
+fn yaml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_ascii() && !c.is_ascii_control() => out.push(c),
+            c => out.push_str(&format!("\\u{:04x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Text with LaTeX's special characters escaped.
+fn latex_text(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\textbackslash{}"),
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Rows in the OJ format.
+fn oj_text(rows: &[Vec<u64>]) -> String {
+    let mut s = format!("{}\n", rows.len());
+    for row in rows {
+        let piles: Vec<String> = row.iter().map(u64::to_string).collect();
+        s.push_str(&format!("{}\n{}\n", row.len(), piles.join(" ")));
+    }
+    s
+}
+
+/// Writes the package of `spec` to `dir` (and, with `zip`, `DIR.zip` beside
+/// it). A non-empty `dir` is refused unless `force`. On any error nothing
+/// is left behind: the package is written to a temporary directory beside
+/// `dir` and renamed into place.
+pub fn write_package(
+    spec: &PackageSpec,
+    dir: &Path,
+    force: bool,
+    zip: bool,
+) -> Result<PackageSummary, PackageError> {
+    spec.validate()?;
+    let Some(base) = dir.file_name() else {
+        return Err(PackageError::BadDir(dir.to_path_buf()));
+    };
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if !meta.is_dir() => return Err(PackageError::NotADirectory(dir.to_path_buf())),
+        Ok(_) => {
+            let empty = fs::read_dir(dir).map_err(io_at(dir))?.next().is_none();
+            if !empty && !force {
+                return Err(PackageError::NotEmpty(dir.to_path_buf()));
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_at(dir)(e)),
+    }
+    let base = base.to_string_lossy();
+    let tmp = parent.join(format!(".{base}.stonegame-{}.tmp", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir(&tmp).map_err(io_at(&tmp))?;
+    let result = (|| {
+        let mut summary = write_tree(spec, &tmp)?;
+        let zip_path = if zip {
+            let zip_path = dir.with_file_name(format!("{base}.zip"));
+            let zip_tmp = parent.join(format!(".{base}.stonegame-{}.zip.tmp", std::process::id()));
+            let written = zip::write_dir_zip(&tmp, &zip_tmp);
+            if let Err(e) = written {
+                let _ = fs::remove_file(&zip_tmp);
+                return Err(io_at(&zip_path)(e));
+            }
+            Some((zip_tmp, zip_path))
+        } else {
+            None
+        };
+        // Into place: an existing DIR (empty, or --force) is moved aside first.
+        let old = parent.join(format!(".{base}.stonegame-{}.old", std::process::id()));
+        let existed = dir.exists();
+        if existed {
+            fs::rename(dir, &old).map_err(io_at(dir))?;
+        }
+        if let Err(e) = fs::rename(&tmp, dir) {
+            if existed {
+                let _ = fs::rename(&old, dir);
+            }
+            if let Some((zip_tmp, _)) = &zip_path {
+                let _ = fs::remove_file(zip_tmp);
+            }
+            return Err(io_at(dir)(e));
+        }
+        if existed {
+            let _ = fs::remove_dir_all(&old);
+        }
+        if let Some((zip_tmp, zip_path)) = zip_path {
+            fs::rename(&zip_tmp, &zip_path).map_err(io_at(&zip_path))?;
+            summary.zip = Some(zip_path);
+        }
+        summary.dir = dir.to_path_buf();
+        Ok(summary)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+/// Writes every file of the package under `root` (an empty directory).
+fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, PackageError> {
+    let mut files = 0usize;
+    let mut put = |rel: &str, bytes: &[u8]| -> Result<(), PackageError> {
+        let path = root.join(rel);
+        if let Some(p) = path.parent() {
+            fs::create_dir_all(p).map_err(io_at(p))?;
+        }
+        fs::write(&path, bytes).map_err(io_at(&path))?;
+        files += 1;
+        Ok(())
+    };
+    put("problem.yaml", spec.problem_yaml().as_bytes())?;
+    put("statement/problem.en.tex", spec.statement().as_bytes())?;
+    for (path, text) in spec.sources() {
+        put(path, text.as_bytes())?;
+    }
+    put(
+        "generators/generators.yaml",
+        spec.generators_yaml().as_bytes(),
+    )?;
+    let sample = oj_text(&spec.sample_rows());
+    put("data/sample/001-sample.in", sample.as_bytes())?;
+    let sample_ans = if spec.interactive {
+        String::new()
+    } else {
+        spec.sample_answers()
+    };
+    put("data/sample/001-sample.ans", sample_ans.as_bytes())?;
+    if spec.interactive {
+        // What BAPCtools shows in the statement, and what contestants
+        // download (the games, and no answers).
+        let rows = spec.sample_rows();
+        let transcript = transcript::interaction(&rows, spec.variant, spec.seed);
+        put("data/sample/001-sample.interaction", transcript.as_bytes())?;
+        put("data/sample/001-sample.in.download", sample.as_bytes())?;
+        put("data/sample/001-sample.ans.download", b"")?;
+    }
+    let invalid = spec.invalid_inputs();
+    for (i, (name, bytes)) in invalid.iter().enumerate() {
+        put(&format!("data/invalid_input/{:02}-{name}.in", i + 1), bytes)?;
+        if bytes.last().is_some_and(|&b| b != b'\n') {
+            put(&format!("generators/{name}.in"), bytes)?;
+        }
+    }
+    let secret = spec.secret_files();
+    let secret_dir = root.join("data/secret");
+    fs::create_dir_all(&secret_dir).map_err(io_at(&secret_dir))?;
+    for f in &secret {
+        let in_path = secret_dir.join(format!("{}.in", f.name));
+        let ans_path = secret_dir.join(format!("{}.ans", f.name));
+        let mut input =
+            BufWriter::with_capacity(1 << 16, File::create(&in_path).map_err(io_at(&in_path))?);
+        let mut answers =
+            BufWriter::with_capacity(1 << 16, File::create(&ans_path).map_err(io_at(&ans_path))?);
+        let answers_to = if spec.interactive {
+            None
+        } else {
+            Some(&mut answers as &mut dyn Write)
+        };
+        generate(&f.spec, &mut input, answers_to).map_err(|source| match source {
+            GenError::Input(e) => io_at(&in_path)(e),
+            GenError::Answers(e) => io_at(&ans_path)(e),
+            source => PackageError::Generate {
+                file: f.name.clone(),
+                source,
+            },
+        })?;
+        answers.flush().map_err(io_at(&ans_path))?;
+        files += 2;
+    }
+    Ok(PackageSummary {
+        dir: root.to_path_buf(),
+        zip: None,
+        files,
+        secret: secret.len(),
+        invalid: invalid.len(),
+    })
+}
