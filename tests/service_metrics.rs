@@ -13,6 +13,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use stonegame::service::metrics::code_name;
 use stonegame::service::pb;
 use stonegame::service::{Metrics, RunningServer, start};
 use tokio::sync::mpsc;
@@ -372,6 +373,130 @@ async fn an_empty_listen_address_turns_metrics_off() {
         .suggest_move(suggest(vec![3, 1, 9, 4], TWO, None))
         .await
         .unwrap();
+}
+
+/// Issue #22: GetTables calls were under-counted (95 of 100 with 1 ms
+/// deadlines). 100 calls, each ended another way — by its deadline, by its
+/// client before the response, by its client while the response streams —
+/// and each counted once: the counters add up to the calls, by code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_get_tables_call_is_counted_once_however_it_ends() {
+    let server = common::server(|_| {}).await;
+    let client = common::client(&server).await;
+    let before = scrape(&server).await;
+    let row = |n: u64| -> Vec<u64> { (0..n).map(|i| i * 7919 % 1000 + 1).collect() };
+    // How each call ended, as the server must count it. A refusal (a
+    // budget busy with abandoned work) is counted with its code like any
+    // answer.
+    let mut ended: BTreeMap<String, f64> = BTreeMap::new();
+    let mut end = |code: Code| *ended.entry(code_name(code).to_string()).or_default() += 1.0;
+    // 60 calls with a 1 ms deadline, 6 at a time. Each ends with
+    // DEADLINE_EXCEEDED from the handler, or with tonic's own deadline
+    // status, CANCELLED "Timeout expired": both are counted
+    // DEADLINE_EXCEEDED (docs/metrics.md).
+    for _ in 0..10 {
+        let calls: Vec<_> = (0..6)
+            .map(|_| {
+                let mut c = client.clone();
+                let mut request = tonic::Request::new(pb::GetTablesRequest {
+                    piles: row(1_500),
+                    chunk_rows: 0,
+                });
+                request.set_timeout(Duration::from_millis(1));
+                tokio::spawn(async move {
+                    let mut stream = c.get_tables(request).await?.into_inner();
+                    while stream.message().await?.is_some() {}
+                    Ok::<_, tonic::Status>(())
+                })
+            })
+            .collect();
+        for call in calls {
+            end(match call.await.unwrap() {
+                Ok(()) => Code::Ok,
+                Err(s) if s.code() == Code::Cancelled && s.message() == "Timeout expired" => {
+                    Code::DeadlineExceeded
+                }
+                Err(s) => s.code(),
+            });
+        }
+    }
+    // 40 calls on a row whose tables (6 MB) outgrow the HTTP/2 windows, so
+    // none can end on its own before its client leaves: 20 abandoned while
+    // the server builds the tables, 20 after the first chunk came.
+    let in_flight = || server.state.rpcs.in_flight();
+    // A deadline call's handler is dropped just after its answer leaves:
+    // none may be taken for the next call's (which would then be abandoned
+    // before the server has it, and a stream reset before the server
+    // accepts it never reaches the service).
+    common::eventually("the deadline calls are gone", || in_flight() == 0).await;
+    for abandon_early in [true, false] {
+        for _ in 0..20 {
+            let mut c = client.clone();
+            let request = pb::GetTablesRequest {
+                piles: row(5_000),
+                chunk_rows: 16,
+            };
+            let call = tokio::spawn(async move {
+                let mut stream = c.get_tables(request).await?.into_inner();
+                stream.message().await?;
+                Ok::<_, tonic::Status>(stream)
+            });
+            if abandon_early {
+                // Its handler is running, or (tables built fast) its first
+                // chunk came: either way the server has it.
+                common::eventually("the call reaches its handler", || {
+                    in_flight() > 0 || call.is_finished()
+                })
+                .await;
+                call.abort();
+            }
+            // Dropping the stream (or the aborted call) resets it.
+            end(match call.await {
+                Ok(Err(s)) => s.code(),
+                Ok(Ok(_)) | Err(_) => Code::Cancelled,
+            });
+            common::eventually("the abandoned call is gone", || in_flight() == 0).await;
+        }
+    }
+    println!("GetTables calls ended: {ended:?}");
+    assert!(ended.get("DEADLINE_EXCEEDED") >= Some(&30.0), "{ended:?}");
+    assert!(ended.get("CANCELLED") >= Some(&20.0), "{ended:?}");
+    let expected: BTreeMap<String, f64> = ended
+        .iter()
+        .map(|(code, n)| {
+            (
+                format!("stonegame_rpc_requests_total{{rpc=\"GetTables\",code=\"{code}\"}}"),
+                *n,
+            )
+        })
+        .collect();
+    // A stream whose client neither reads it nor resets it has not ended
+    // (an abandoned call whose reset the client's transport never sent,
+    // the server stalled on the HTTP/2 window): closing the connection
+    // ends it. The count must then be exact.
+    drop(client);
+    let mut counted = BTreeMap::new();
+    for _ in 0..500 {
+        counted = moved(&before, &scrape(&server).await)
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("stonegame_rpc_requests_total{rpc=\"GetTables\""))
+            .collect();
+        if counted == expected {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(counted, expected);
+    assert_eq!(counted.values().sum::<f64>(), 100.0);
+    let after = scrape(&server).await;
+    assert_eq!(
+        after["stonegame_rpc_duration_seconds_count{rpc=\"GetTables\"}"]
+            - before
+                .get("stonegame_rpc_duration_seconds_count{rpc=\"GetTables\"}")
+                .copied()
+                .unwrap_or(0.0),
+        100.0
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
