@@ -742,3 +742,158 @@ async fn soak_mixed_traffic_keeps_memory_flat() {
         "RSS moved from {baseline} KiB to {end} KiB: {samples:?}"
     );
 }
+
+/// Fair shares: one client (its connection, or its bearer token when auth
+/// is on) holds at most `limits.max_play_sessions_per_client` games and
+/// `limits.max_rpcs_per_client` RPCs; another client is served meanwhile,
+/// and the refusal names the limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_take_every_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(&tokens, "token-a\ntoken-b\n").unwrap();
+    let server = serve(&[
+        ("STONEGAME_LIMITS__MAX_PLAY_SESSIONS_PER_CLIENT", "3"),
+        ("STONEGAME_LIMITS__MAX_RPCS_PER_CLIENT", "2"),
+    ]);
+    let row = random_row(50, 7);
+    // Play, per connection.
+    let mut one = connect(&server.addr).await;
+    let mut games = Vec::new();
+    for _ in 0..3 {
+        games.push(open_game(&mut one, &row).await.expect("within the share"));
+    }
+    let refused = open_game(&mut one, &row)
+        .await
+        .err()
+        .expect("past the share");
+    assert_eq!(
+        refused.code(),
+        tonic::Code::ResourceExhausted,
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .message()
+            .contains("limits.max_play_sessions_per_client"),
+        "{refused:?}"
+    );
+    assert!(refused.metadata().get("retry-after-ms").is_some());
+    let mut two = connect(&server.addr).await;
+    open_game(&mut two, &row)
+        .await
+        .expect("another client plays meanwhile")
+        .resign()
+        .await;
+    games.pop().unwrap().resign().await;
+    games.push(
+        open_game(&mut one, &row)
+            .await
+            .expect("a slot was given back"),
+    );
+    // RPCs, per connection: two Solve streams left open hold the share.
+    let mut open_streams = Vec::new();
+    for _ in 0..2 {
+        let (tx, rx) = tokio::sync::mpsc::channel::<pb::SolveRequest>(1);
+        let response = one
+            .solve(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .expect("within the share");
+        open_streams.push((tx, response));
+    }
+    let refused = solve_leftmost(&mut one, 1, 10)
+        .await
+        .expect_err("past the share");
+    assert_eq!(
+        refused.code(),
+        tonic::Code::ResourceExhausted,
+        "{refused:?}"
+    );
+    assert!(
+        refused.message().contains("limits.max_rpcs_per_client"),
+        "{refused:?}"
+    );
+    solve_leftmost(&mut two, 1, 10)
+        .await
+        .expect("another client is served meanwhile");
+    drop(open_streams);
+    common::eventually_async("the share is given back", || {
+        let mut one = one.clone();
+        async move { solve_leftmost(&mut one, 1, 10).await.is_ok() }
+    })
+    .await;
+    for game in games {
+        game.resign().await;
+    }
+    drop(server);
+
+    // With auth, the client is its token, over any number of connections.
+    let server = serve(&[
+        ("STONEGAME_LIMITS__MAX_PLAY_SESSIONS_PER_CLIENT", "2"),
+        ("STONEGAME_AUTH__TOKENS_FILE", tokens.to_str().unwrap()),
+    ]);
+    let with_token = |token: &'static str| {
+        let addr = server.addr.clone();
+        async move {
+            let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            StoneGameClient::with_interceptor(channel, move |mut r: tonic::Request<()>| {
+                let value = format!("Bearer {token}").parse().unwrap();
+                r.metadata_mut().insert("authorization", value);
+                Ok(r)
+            })
+        }
+    };
+    let mut a1 = with_token("token-a").await;
+    let mut a2 = with_token("token-a").await;
+    let mut b = with_token("token-b").await;
+    let start = |piles: Vec<u64>| pb::PlayRequest {
+        action: Some(pb::play_request::Action::Start(pb::StartGame {
+            piles,
+            variant: pb::Variant::TwoEnds as i32,
+            client_seat: pb::Seat::First as i32,
+            ..Default::default()
+        })),
+    };
+    let mut held = Vec::new();
+    for client in [&mut a1, &mut a2] {
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        tx.send(start(row.clone())).await.unwrap();
+        let mut events = client
+            .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .expect("within token-a's share")
+            .into_inner();
+        events.message().await.expect("the first GameState");
+        held.push((tx, events));
+    }
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(start(row.clone())).await.unwrap();
+    let refused = async {
+        a1.play(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await?
+            .into_inner()
+            .message()
+            .await
+    }
+    .await
+    .expect_err("token-a's share is used over two connections");
+    assert!(
+        refused
+            .message()
+            .contains("limits.max_play_sessions_per_client"),
+        "{refused:?}"
+    );
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(start(row.clone())).await.unwrap();
+    let mut events = b
+        .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .expect("token-b has its own share")
+        .into_inner();
+    events.message().await.expect("token-b's first GameState");
+    drop(held);
+}

@@ -32,6 +32,7 @@ use tonic::Status;
 use tonic::body::Body;
 use tonic::server::NamedService;
 
+use super::clients::TokenDigest;
 use super::config::AuthConfig;
 use super::metrics::Metrics;
 use super::reload;
@@ -139,8 +140,9 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    /// Checks an `authorization` value (`None`: absent).
-    pub fn check(&self, authorization: Option<&[u8]>) -> Result<(), Rejection> {
+    /// Checks an `authorization` value (`None`: absent); the accepted
+    /// token's digest, which names the client for the per-client shares.
+    pub fn check(&self, authorization: Option<&[u8]>) -> Result<TokenDigest, Rejection> {
         let value = authorization.ok_or(Rejection::Missing)?;
         let token = bearer(value).ok_or(Rejection::Malformed)?;
         let presented = digest(token);
@@ -154,7 +156,7 @@ impl Tokens {
             found |= d.ct_eq(&presented);
         }
         if bool::from(found) {
-            Ok(())
+            Ok(TokenDigest(presented))
         } else {
             Err(Rejection::Unknown)
         }
@@ -262,7 +264,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
         let Some(tokens) = &self.tokens else {
             return Box::pin(self.inner.call(request));
         };
@@ -271,7 +273,10 @@ where
             .get(http::header::AUTHORIZATION)
             .map(|v| v.as_bytes());
         match tokens.check(authorization) {
-            Ok(()) => Box::pin(self.inner.call(request)),
+            Ok(client) => {
+                request.extensions_mut().insert(client);
+                Box::pin(self.inner.call(request))
+            }
             Err(rejection) => {
                 self.metrics.auth_rejected(rejection.as_str());
                 tracing::debug!(
@@ -314,7 +319,7 @@ mod tests {
         assert_eq!(tokens.check(Some(b"Bearer ")), Err(Rejection::Malformed));
         assert_eq!(tokens.check(Some(b"Bearer a b")), Err(Rejection::Malformed));
         assert_eq!(tokens.check(Some(b"Bearer nope")), Err(Rejection::Unknown));
-        assert_eq!(tokens.check(Some(b"Bearer s3cret")), Ok(()));
-        assert_eq!(tokens.check(Some(b"bearer s3cret")), Ok(()));
+        assert!(tokens.check(Some(b"Bearer s3cret")).is_ok());
+        assert!(tokens.check(Some(b"bearer s3cret")).is_ok());
     }
 }

@@ -34,16 +34,17 @@ use std::io::{self, BufRead, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{Notify, OwnedSemaphorePermit};
+use tokio::sync::Notify;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::core::Variant;
 use crate::judge::check::{CheckReport, check_with};
 use crate::wire::convert::variant_from_wire;
 
+use super::clients::ClientKey;
 use super::limits::{AdmissionError, Budget, CancelFlag, Cancellation, Reservation};
 use super::pb;
-use super::state::{Admitted, State};
+use super::state::{Admitted, RpcPermit, State};
 use super::validate::RequestError;
 
 /// Bytes a pipe takes without waiting while the checker is busy.
@@ -377,7 +378,7 @@ pub async fn check(
     state: &Arc<State>,
     request: Request<Streaming<pb::CheckRequest>>,
 ) -> Result<Response<pb::CheckResponse>, Status> {
-    let permit = state.admit_rpc()?;
+    let permit = state.admit_rpc(ClientKey::of(&request))?;
     let started = Instant::now();
     // tonic drops this future when the client goes away or its deadline
     // passes: the guard then stops the batch being solved.
@@ -400,7 +401,7 @@ async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::CheckRequest>,
     cancel: CancelFlag,
-    permit: OwnedSemaphorePermit,
+    permit: RpcPermit,
 ) -> Result<CheckReport, Status> {
     let first = inbound.message().await?;
     let variant =

@@ -194,6 +194,10 @@ pub struct Limits {
     pub max_generate_piles: NonZeroU64,
     /// Play streams (games) open at once, server-wide.
     pub max_play_sessions: NonZeroUsize,
+    /// Play streams one client (bearer token, else connection) holds at once.
+    pub max_play_sessions_per_client: NonZeroUsize,
+    /// RPCs one client (bearer token, else connection) runs at once.
+    pub max_rpcs_per_client: NonZeroUsize,
     /// Illegal moves a seat may make in one game; one more loses it
     /// (END_REASON_TOO_MANY_ILLEGAL_MOVES).
     pub play_max_illegal_moves: NonZeroU32,

@@ -26,6 +26,7 @@ use tonic::{Request, Response, Status};
 
 use crate::judge::generate::{GenError, GenSpec, generate_with};
 
+use super::clients::ClientKey;
 use super::limits::{CancelFlag, Cancellation, GuardedStream, deadline};
 use super::pb;
 use super::state::{Admitted, BoxStream, State};
@@ -112,7 +113,7 @@ pub async fn generate(
     state: &Arc<State>,
     request: Request<pb::GenerateRequest>,
 ) -> Result<Response<BoxStream<pb::GenerateChunk>>, Status> {
-    let permit = state.admit_rpc()?;
+    let permit = state.admit_rpc(ClientKey::of(&request))?;
     let spec = GenSpec::try_from((request.get_ref(), &state.limits))?;
     let deadline = deadline(request.metadata());
     let (tx, rx) = mpsc::channel(QUEUE);

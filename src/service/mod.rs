@@ -12,7 +12,8 @@
 //! * [`state`] — what the RPCs share: limits, the CPU pool and executor,
 //!   the budgets and their admission;
 //! * [`limits`] — the budgets, concurrency limit and cancellation flags
-//!   [`state`] is made of;
+//!   [`state`] is made of; [`clients`] — each client's share of the RPC
+//!   and Play session limits;
 //! * [`metrics`] — the counters (atomic, and the Prometheus registry), the
 //!   wrapper counting RPCs, and the `/metrics` HTTP listener;
 //! * [`server`] — the transport: building and serving with health,
@@ -34,6 +35,7 @@
 pub mod alloc;
 pub mod auth;
 pub mod check;
+pub mod clients;
 pub mod config;
 pub mod convert;
 pub mod generate;

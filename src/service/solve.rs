@@ -26,6 +26,7 @@ use tracing::Instrument;
 
 use crate::core::moves::analyze_cancellable;
 
+use super::clients::ClientKey;
 use super::limits::{CancelFlag, deadline};
 use super::metrics::BatchInFlight;
 use super::pb;
@@ -37,7 +38,7 @@ pub fn solve(
     state: Arc<State>,
     request: Request<Streaming<pb::SolveRequest>>,
 ) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
-    let permit = state.admit_rpc()?;
+    let permit = state.admit_rpc(ClientKey::of(&request))?;
     let deadline = deadline(request.metadata()).map(tokio::time::Instant::from_std);
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream.get());

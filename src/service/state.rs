@@ -30,12 +30,21 @@ use crate::judge::SolveBatch;
 
 use tokio::sync::OwnedSemaphorePermit;
 
+use super::clients::{ClientKey, ClientShares, SharePermit};
 use super::config::{Config, Limits};
 use super::limits::{
     AdmissionError, Budget, CancelFlag, Cancellation, Reservation, RpcLimiter, RpcRefused, cells_of,
 };
 use super::metrics::{InFlight, Metrics, Refusal};
 use super::play::PlayShared;
+
+/// One RPC's slot in `max_concurrent_rpcs` and in its client's share;
+/// both given back when dropped.
+#[derive(Debug)]
+pub struct RpcPermit {
+    _global: OwnedSemaphorePermit,
+    _share: Option<SharePermit>,
+}
 
 /// A boxed response stream.
 pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
@@ -64,6 +73,8 @@ pub struct State {
     pub piles_budget: Arc<Budget>,
     /// Concurrent RPCs.
     pub rpcs: RpcLimiter,
+    /// Concurrent RPCs per client.
+    pub rpc_shares: Arc<ClientShares>,
     /// Counters.
     pub metrics: Arc<Metrics>,
     /// Set when the shutdown grace period ends: every job stops.
@@ -91,11 +102,18 @@ impl State {
             budget: Budget::cells(config.limits.max_cells_in_flight.get(), workers),
             piles_budget: Budget::piles(config.limits.max_piles_in_flight.get()),
             rpcs: RpcLimiter::new(config.limits.max_concurrent_rpcs.get()),
+            rpc_shares: ClientShares::new(
+                "limits.max_rpcs_per_client",
+                "RPCs in flight",
+                config.limits.max_rpcs_per_client.get() as u64,
+                Duration::from_millis(50),
+            ),
             metrics: Arc::new(Metrics::default()),
             cancel_all: CancelFlag::new(),
             inline_max_cells: config.inline_max_cells,
             play: PlayShared::new(
                 config.limits.max_play_sessions.get() as u64,
+                config.limits.max_play_sessions_per_client.get() as u64,
                 &config.play.token_key,
                 config.play.row_cache_bytes,
             )?,
@@ -138,16 +156,25 @@ impl State {
         e.into()
     }
 
-    /// Admits one RPC under `max_concurrent_rpcs` (the permit is held for
-    /// its lifetime), or counts the refusal and says why not:
+    /// Admits one RPC of `client` under `max_concurrent_rpcs` and the
+    /// client's share of them, `max_rpcs_per_client` (the permit is held for
+    /// the RPC's lifetime), or counts the refusal and says why not:
     /// RESOURCE_EXHAUSTED, or UNAVAILABLE while the server shuts down.
-    pub fn admit_rpc(&self) -> Result<OwnedSemaphorePermit, Status> {
-        self.rpcs.admit().map_err(|e| {
+    pub fn admit_rpc(&self, client: ClientKey) -> Result<RpcPermit, Status> {
+        let global = self.rpcs.admit().map_err(|e| {
             self.metrics.refused(match e {
                 RpcRefused::ShuttingDown => Refusal::ShuttingDown,
                 RpcRefused::TooMany { .. } => Refusal::TooManyRpcs,
             });
-            e.into()
+            Status::from(e)
+        })?;
+        let share = self.rpc_shares.try_acquire(client).map_err(|e| {
+            self.metrics.refused(Refusal::TooManyRpcs);
+            Status::from(e)
+        })?;
+        Ok(RpcPermit {
+            _global: global,
+            _share: share,
         })
     }
 

@@ -17,6 +17,7 @@ use tonic::{Request, Response, Status};
 use crate::core::moves::analyze_cancellable;
 use crate::core::{Analysis, Move, Side, Variant};
 
+use super::clients::ClientKey;
 use super::convert::SuggestMove;
 use super::limits::{CancelFlag, cells_of};
 use super::pb;
@@ -27,7 +28,7 @@ pub async fn suggest_move(
     state: &Arc<State>,
     request: Request<pb::SuggestMoveRequest>,
 ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
-    let _permit = state.admit_rpc()?;
+    let _permit = state.admit_rpc(ClientKey::of(&request))?;
     let started = Instant::now();
     let req = SuggestMove::try_from((request.into_inner(), &state.limits))?;
     let (variant, strength, row) = (req.variant, req.strength, req.row);

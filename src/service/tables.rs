@@ -14,6 +14,7 @@ use tonic::{Request, Response, Status};
 
 use crate::core::tables::Tables;
 
+use super::clients::ClientKey;
 use super::convert::TablesRequest;
 use super::limits::{CancelFlag, Cancellation, cells_of, deadline};
 use super::pb;
@@ -27,7 +28,7 @@ pub async fn get_tables(
     state: &Arc<State>,
     request: Request<pb::GetTablesRequest>,
 ) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
-    let _permit = state.admit_rpc()?;
+    let _permit = state.admit_rpc(ClientKey::of(&request))?;
     let started = Instant::now();
     let deadline = deadline(request.metadata());
     let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;

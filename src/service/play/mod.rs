@@ -33,8 +33,10 @@ use crate::core::game::{Bot, Game, GameRow, GameState, MoveError, Played, WhenLo
 use crate::core::{Side, ValidRow, Variant};
 use crate::wire::convert::side_from_wire;
 
+use super::clients::{ClientKey, ClientShares};
 use super::convert::{PlayStart, play_row};
 use super::limits::{Budget, CancelFlag, GuardedStream, Reservation, cells_of, deadline};
+use super::metrics::Refusal;
 use super::pb;
 use super::pb::play_event::Event;
 use super::pb::play_request::Action;
@@ -49,6 +51,8 @@ use token::{DIGEST_BYTES, TokenGame, TokenKey, row_digest};
 pub struct PlayShared {
     /// Open sessions (`limits.max_play_sessions`).
     pub sessions: Arc<Budget>,
+    /// Open sessions per client (`limits.max_play_sessions_per_client`).
+    pub per_client: Arc<ClientShares>,
     /// The state tokens' key.
     pub key: TokenKey,
     /// Prepared rows.
@@ -56,15 +60,23 @@ pub struct PlayShared {
 }
 
 impl PlayShared {
-    /// The shared parts for `max_sessions` sessions, the key of
+    /// The shared parts for `max_sessions` sessions (`max_per_client` per
+    /// client), the key of
     /// `play.token_key` and a cache of `cache_bytes`.
     pub fn new(
         max_sessions: u64,
+        max_per_client: u64,
         token_key: &str,
         cache_bytes: u64,
     ) -> Result<PlayShared, token::RandomKeyError> {
         Ok(PlayShared {
             sessions: Budget::play_sessions(max_sessions),
+            per_client: ClientShares::new(
+                "limits.max_play_sessions_per_client",
+                "open Play sessions",
+                max_per_client,
+                Duration::from_secs(1),
+            ),
             key: TokenKey::from_config(token_key)?,
             cache: RowCache::new(cache_bytes),
         })
@@ -81,12 +93,18 @@ pub fn play(
 ) -> Result<Response<BoxStream<pb::PlayEvent>>, Status> {
     // A session is not an RPC slot (games last minutes): its own limit.
     // The RPC limiter is asked only to refuse streams while shutting down.
-    drop(state.admit_rpc()?);
+    let client = ClientKey::of(&request);
+    drop(state.admit_rpc(client)?);
     let slot = state
         .play
         .sessions
         .try_reserve(1)
         .map_err(|e| state.refused(e))?;
+    // And the client's share of them (`max_play_sessions_per_client`).
+    let share = state.play.per_client.try_acquire(client).map_err(|e| {
+        state.metrics.refused(Refusal::TooManyPlaySessions);
+        Status::from(e)
+    })?;
     // A client deadline (grpc-timeout) bounds the whole game.
     let deadline = deadline(request.metadata());
     let inbound = request.into_inner();
@@ -101,7 +119,7 @@ pub fn play(
     let session_cancel = cancel.clone();
     tokio::spawn(
         async move {
-            let _slot = slot;
+            let _slot = (slot, share);
             let _counted = state.metrics.play_session();
             let outcome = run(&state, inbound, &tx, &session_cancel).await;
             let label = match outcome {
