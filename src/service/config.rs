@@ -180,6 +180,10 @@ pub struct Limits {
     pub max_cells_in_flight: NonZeroU64,
     /// Piles held by admitted requests, server-wide.
     pub max_piles_in_flight: NonZeroU64,
+    /// Bytes requests may make the server hold, server-wide (the memory
+    /// budget, with `max_piles_in_flight` at 8 bytes a pile); 0: half of
+    /// the container's or the machine's memory.
+    pub max_memory_bytes: u64,
     /// Piles of a `GetTables` row.
     pub max_table_piles: NonZeroUsize,
     /// Default and largest rows per `TablesChunk`.

@@ -42,7 +42,7 @@ pub fn cells_of(n: usize, two_ends: bool) -> u64 {
 /// The unit of the cell-update budget ([`Budget::cells`]).
 pub const CELLS: &str = "cell updates";
 /// The unit of the piles budget ([`Budget::piles`]).
-pub const PILES: &str = "piles";
+pub const PILES: &str = "piles (memory units of 8 bytes)";
 /// The unit of the Play session limit ([`Budget::play_sessions`]).
 pub const PLAY_SESSIONS: &str = "play sessions";
 

@@ -13,7 +13,8 @@
 //!   the budgets and their admission;
 //! * [`limits`] — the budgets, concurrency limit and cancellation flags
 //!   [`state`] is made of; [`clients`] — each client's share of the RPC
-//!   and Play session limits;
+//!   and Play session limits; [`memory`] — the memory budget's default
+//!   size from the container's or the machine's memory;
 //! * [`metrics`] — the counters (atomic, and the Prometheus registry), the
 //!   wrapper counting RPCs, and the `/metrics` HTTP listener;
 //! * [`server`] — the transport: building and serving with health,
@@ -40,6 +41,7 @@ pub mod config;
 pub mod convert;
 pub mod generate;
 pub mod limits;
+pub mod memory;
 pub mod metrics;
 pub mod play;
 pub mod reload;

@@ -60,6 +60,21 @@ pub enum StateInitError {
     TokenKey(#[from] super::play::token::RandomKeyError),
 }
 
+/// The memory budget in units of 8 bytes: the smaller of
+/// `max_piles_in_flight` and `max_memory_bytes` (0: a fraction of the
+/// container's or the machine's memory, [`super::memory`]).
+fn memory_units(limits: &Limits) -> u64 {
+    let (bytes, source) = super::memory::budget_bytes(limits.max_memory_bytes);
+    let units = (bytes / 8).clamp(1, limits.max_piles_in_flight.get());
+    tracing::info!(
+        bytes = units * 8,
+        max_memory_bytes = %source,
+        max_piles_in_flight = limits.max_piles_in_flight.get(),
+        "memory budget"
+    );
+    units
+}
+
 /// What every RPC shares.
 #[derive(Debug)]
 pub struct State {
@@ -100,7 +115,7 @@ impl State {
             limits: config.limits.clone(),
             pool,
             budget: Budget::cells(config.limits.max_cells_in_flight.get(), workers),
-            piles_budget: Budget::piles(config.limits.max_piles_in_flight.get()),
+            piles_budget: Budget::piles(memory_units(&config.limits)),
             rpcs: RpcLimiter::new(config.limits.max_concurrent_rpcs.get()),
             rpc_shares: ClientShares::new(
                 "limits.max_rpcs_per_client",
