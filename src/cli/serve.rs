@@ -48,7 +48,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         println!("{config:#?}");
         return ExitCode::SUCCESS;
     }
-    telemetry::init(&config.log);
+    if let Err(e) = telemetry::init(&config.log) {
+        return fail(format!("invalid configuration: {e}"));
+    }
     alloc::keep_freed_memory();
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if config.io_threads > 0 {

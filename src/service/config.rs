@@ -8,7 +8,11 @@
 //!    `STONEGAME_METRICS__LISTEN`, …;
 //! 4. command-line flags (`--listen ADDR`, `--metrics-listen ADDR`).
 //!
-//! Unknown keys are errors in every layer, so a typo never goes unnoticed.
+//! Unknown keys are errors in every layer, so a typo never goes unnoticed;
+//! the error names the section and the source (the file's path, or the
+//! environment variable). Environment values are strings: each is read as
+//! the type its key has (a number, a boolean, …), and `play.token_key`
+//! stays the exact text given, digits and all.
 
 use std::collections::HashMap;
 use std::num::{NonZeroU32, NonZeroU64, NonZeroUsize};
@@ -106,7 +110,9 @@ pub struct PlayConfig {
     /// The key of the state tokens' HMAC-SHA256: its UTF-8 bytes, at least
     /// 32 (e.g. the 64 characters of `openssl rand -hex 32`). Replicas with
     /// the same key resume each other's games. Empty: a random key per
-    /// process.
+    /// process. Always text: a TOML number here is refused
+    /// ([`string_only`]), and the environment's value is taken as written.
+    #[serde(deserialize_with = "string_only")]
     pub token_key: String,
     /// Bytes of prepared rows (their kept layers) the row cache keeps for
     /// later games on the same row; 0 = no cache (rows still shared by the
@@ -131,11 +137,58 @@ impl std::fmt::Debug for PlayConfig {
     }
 }
 
+/// What [`string_only`] says of a value that is not a string (never the
+/// value itself: it may be a secret).
+const NOT_A_STRING: &str = "must be a string: quote it (token_key = \"…\" in TOML), so that \
+                            every source reads the same text (a number would lose its leading \
+                            zeros or its digits past 2^63)";
+
+/// Deserializes a string and refuses every other type, without echoing
+/// the value: the key of the Play tokens must be the same text from a TOML
+/// file as from the environment.
+fn string_only<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    use serde::de::{Error, Visitor};
+    struct Text;
+    impl Visitor<'_> for Text {
+        type Value = String;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_owned())
+        }
+        fn visit_string<E: Error>(self, v: String) -> Result<String, E> {
+            Ok(v)
+        }
+        fn visit_bool<E: Error>(self, _: bool) -> Result<String, E> {
+            Err(E::custom(NOT_A_STRING))
+        }
+        fn visit_i64<E: Error>(self, _: i64) -> Result<String, E> {
+            Err(E::custom(NOT_A_STRING))
+        }
+        fn visit_u64<E: Error>(self, _: u64) -> Result<String, E> {
+            Err(E::custom(NOT_A_STRING))
+        }
+        fn visit_i128<E: Error>(self, _: i128) -> Result<String, E> {
+            Err(E::custom(NOT_A_STRING))
+        }
+        fn visit_u128<E: Error>(self, _: u128) -> Result<String, E> {
+            Err(E::custom(NOT_A_STRING))
+        }
+        fn visit_f64<E: Error>(self, _: f64) -> Result<String, E> {
+            Err(E::custom(NOT_A_STRING))
+        }
+    }
+    deserializer.deserialize_any(Text)
+}
+
 /// Logging configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogConfig {
     /// `tracing_subscriber::EnvFilter` directives; `RUST_LOG` overrides them.
+    /// Checked when the configuration loads: directives that do not parse
+    /// are an error naming `log.filter`.
     pub filter: String,
     /// Human-readable lines or JSON objects.
     pub format: LogFormat,
@@ -221,6 +274,100 @@ pub enum ConfigError {
     /// A value is out of its range.
     #[error("invalid configuration: {key} {problem}")]
     Value { key: &'static str, problem: String },
+    /// A key the configuration does not have, in the file or the
+    /// environment (`origin` names which: the path, or the variable).
+    #[error("invalid configuration: {origin}: unknown key `{key}` in {section}; {hint}")]
+    Unknown {
+        /// The file's path, or `environment variable STONEGAME_…`.
+        origin: String,
+        /// The key, as written (lowercase for an environment variable).
+        key: String,
+        /// `section [limits]`, or `the top level`.
+        section: String,
+        /// The keys the section has, or why it has none.
+        hint: String,
+    },
+}
+
+/// Where an unknown key is: its section and the keys there (all keys are in
+/// the embedded defaults, whose tables are the schema).
+fn unknown_key(origin: String, path: &[&str], schema: &toml::Table) -> ConfigError {
+    let (key, sections) = path.split_last().expect("a key");
+    let section = if sections.is_empty() {
+        "the top level".to_string()
+    } else {
+        format!("section [{}]", sections.join("."))
+    };
+    let keys: Vec<&str> = schema.keys().map(String::as_str).collect();
+    ConfigError::Unknown {
+        origin,
+        key: key.to_string(),
+        section,
+        hint: format!("its keys are {}", keys.join(", ")),
+    }
+}
+
+/// The first key of `table` (a file's, under the section `path`) that the
+/// schema has not. A value of the wrong type (a table for a number) is left
+/// to serde, whose error names the key.
+fn unknown_in_file(
+    origin: &str,
+    table: &toml::Table,
+    schema: &toml::Table,
+    path: &mut Vec<String>,
+) -> Result<(), ConfigError> {
+    for (key, value) in table {
+        path.push(key.clone());
+        match (schema.get(key), value) {
+            (None, _) => {
+                let path: Vec<&str> = path.iter().map(String::as_str).collect();
+                return Err(unknown_key(origin.to_string(), &path, schema));
+            }
+            (Some(toml::Value::Table(inner)), toml::Value::Table(value)) => {
+                unknown_in_file(origin, value, inner, path)?;
+            }
+            _ => {}
+        }
+        path.pop();
+    }
+    Ok(())
+}
+
+/// The first `STONEGAME_*` variable (of `names`, in order) naming no key,
+/// read as the config crate reads it: lowercased, the prefix `stonegame_`
+/// removed, `__` between a section and its key.
+fn unknown_in_env<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    schema: &toml::Table,
+) -> Result<(), ConfigError> {
+    let prefix = format!("{}_", ENV_PREFIX.to_lowercase());
+    for name in names {
+        let lower = name.to_lowercase();
+        let Some(dotted) = lower.strip_prefix(&prefix) else {
+            continue;
+        };
+        let dotted = dotted.replace(ENV_SEPARATOR, ".");
+        let path: Vec<&str> = dotted.split('.').collect();
+        let origin = || format!("environment variable {name}");
+        let mut table = schema;
+        for (depth, part) in path.iter().enumerate() {
+            match table.get(*part) {
+                None => return Err(unknown_key(origin(), &path[..=depth], table)),
+                Some(toml::Value::Table(inner)) => table = inner,
+                Some(_) if depth + 1 < path.len() => {
+                    let value = path[..=depth].join(".");
+                    return Err(ConfigError::Unknown {
+                        origin: origin(),
+                        key: path[depth + 1].to_string(),
+                        section: format!("`{value}`"),
+                        hint: format!("`{value}` is a value, not a section"),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Overrides given on the command line.
@@ -235,10 +382,10 @@ pub struct Overrides {
 /// Parses the file as TOML alone, so that a syntax error names its line
 /// and column: the config crate reports some (an integer such as `1_x`)
 /// without them. A file that cannot be read is left to the config crate,
-/// whose error names it.
-fn check_toml_syntax(path: &Path) -> Result<(), ConfigError> {
+/// whose error names it (`None`).
+fn check_toml_syntax(path: &Path) -> Result<Option<toml::Table>, ConfigError> {
     let Ok(bytes) = std::fs::read(path) else {
-        return Ok(());
+        return Ok(None);
     };
     let syntax = |message: String| ConfigError::Syntax {
         path: path.display().to_string(),
@@ -259,7 +406,7 @@ fn check_toml_syntax(path: &Path) -> Result<(), ConfigError> {
         ))
     })?;
     toml::from_str::<toml::Table>(&text)
-        .map(drop)
+        .map(Some)
         .map_err(|e| syntax(e.to_string().trim_end().to_string()))
 }
 
@@ -277,17 +424,41 @@ impl Config {
         overrides: &Overrides,
     ) -> Result<Config, ConfigError> {
         use config::{Environment, File, FileFormat};
+        let schema: toml::Table =
+            toml::from_str(DEFAULT_CONFIG).expect("the embedded defaults are TOML");
         let mut builder =
             config::Config::builder().add_source(File::from_str(DEFAULT_CONFIG, FileFormat::Toml));
         if let Some(path) = file {
-            check_toml_syntax(path)?;
+            if let Some(table) = check_toml_syntax(path)? {
+                unknown_in_file(
+                    &path.display().to_string(),
+                    &table,
+                    &schema,
+                    &mut Vec::new(),
+                )?;
+            }
             builder = builder.add_source(File::from(path).format(FileFormat::Toml));
         }
+        // Unknown variables first, each named (serde would only name the
+        // key, not the variable); in a fixed order.
+        let mut names: Vec<String> = match &env {
+            Some(map) => map.keys().cloned().collect(),
+            None => std::env::vars_os()
+                .filter_map(|(name, _)| name.into_string().ok())
+                .collect(),
+        };
+        names.sort();
+        unknown_in_env(names.iter().map(String::as_str), &schema)?;
+        // No `try_parsing`: it would turn a value of digits into a number
+        // (`play.token_key` = 000123… into 123…, or into a float past
+        // 2^63) and a `true` into a boolean before the schema is known.
+        // Strings are read as each key's type by the config crate instead
+        // (`"4"` as 4 for `workers`, `"false"` for `tcp_nodelay`).
         builder = builder.add_source(
             Environment::with_prefix(ENV_PREFIX)
                 .prefix_separator("_")
                 .separator(ENV_SEPARATOR)
-                .try_parsing(true)
+                .try_parsing(false)
                 .source(env),
         );
         builder = builder.set_override_option("listen", overrides.listen.clone())?;
@@ -315,6 +486,15 @@ impl Config {
             return Err(ConfigError::Value {
                 key: "limits.max_table_piles",
                 problem: "must fit in 32 bits".into(),
+            });
+        }
+        if let Err(e) = super::telemetry::parse_filter(&self.log.filter) {
+            return Err(ConfigError::Value {
+                key: "log.filter",
+                problem: format!(
+                    "{e} (tracing-subscriber EnvFilter directives, e.g. `info` or \
+                     `stonegame=debug,warn`)"
+                ),
             });
         }
         let key = &self.play.token_key;
@@ -593,6 +773,156 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("limitz"), "{e}");
+    }
+
+    /// Issue #22: a key of digits only was a number from the environment
+    /// (`try_parsing`: 000123… lost its zeros, 40 digits became a float)
+    /// and a string from TOML: two different keys. Now the same text.
+    #[test]
+    fn token_keys_are_the_same_text_from_every_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        for key in [
+            "00012345678901234567890123456789",
+            "1234567890123456789012345678901234567890",
+            "12345678901234567890123456789012e3",
+            "98765432109876543210987654321098",
+            "TRUE5678901234567890123456789012",
+        ] {
+            let from_env = Config::load(
+                None,
+                env(&[("STONEGAME_PLAY__TOKEN_KEY", key)]),
+                &Overrides::default(),
+            )
+            .unwrap();
+            std::fs::write(&path, format!("[play]\ntoken_key = \"{key}\"\n")).unwrap();
+            let from_file = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap();
+            assert_eq!(from_env.play.token_key, key);
+            assert_eq!(
+                from_file.play.token_key.as_bytes(),
+                from_env.play.token_key.as_bytes()
+            );
+        }
+        // A TOML number is refused, naming the key, never showing it.
+        for value in ["12345678901234567", "1.5e300", "true"] {
+            std::fs::write(&path, format!("[play]\ntoken_key = {value}\n")).unwrap();
+            let e = Config::load(Some(&path), env(&[]), &Overrides::default())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("play.token_key"), "{e}");
+            assert!(e.contains("must be a string: quote it"), "{e}");
+            assert!(!e.contains(value), "{e}");
+        }
+        // Other environment values are still read as their key's type.
+        let c = Config::load(
+            None,
+            env(&[
+                ("STONEGAME_WORKERS", "3"),
+                ("STONEGAME_TRANSPORT__TCP_NODELAY", "false"),
+                ("STONEGAME_LIMITS__MAX_CELLS_IN_FLIGHT", "40000000001"),
+                ("STONEGAME_LOG__FORMAT", "json"),
+                ("STONEGAME_LISTEN", "1234"),
+            ]),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.workers, 3);
+        assert!(!c.transport.tcp_nodelay);
+        assert_eq!(c.limits.max_cells_in_flight.get(), 40_000_000_001);
+        assert_eq!(c.log.format, LogFormat::Json);
+        assert_eq!(c.listen, "1234");
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_WORKERS", "many")]),
+            &Overrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("workers"), "{e}");
+    }
+
+    #[test]
+    fn unknown_keys_name_their_section_and_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        let shown = path.display().to_string();
+        for (text, key, section) in [
+            ("[limits]\nmax_pile = 10\n", "max_pile", "section [limits]"),
+            ("listn = \"a\"\n", "listn", "the top level"),
+            ("[limitz]\nx = 1\n", "limitz", "the top level"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = Config::load(Some(&path), env(&[]), &Overrides::default())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(&format!(
+                    "invalid configuration: {shown}: unknown key `{key}` in {section}; its keys \
+                     are "
+                )),
+                "{e}"
+            );
+        }
+        std::fs::write(&path, "[limits]\nmax_pile = 10\n").unwrap();
+        let e = Config::load(Some(&path), env(&[]), &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("max_piles,"), "{e}");
+        for (var, key, section) in [
+            ("STONEGAME_LIMITS__MAX_PILE", "max_pile", "section [limits]"),
+            ("STONEGAME_LIMITZ__X", "limitz", "the top level"),
+            ("stonegame_Play__Token_Keys", "token_keys", "section [play]"),
+            ("STONEGAME_LISTN", "listn", "the top level"),
+        ] {
+            let e = Config::load(None, env(&[(var, "1")]), &Overrides::default())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(&format!(
+                    "invalid configuration: environment variable {var}: unknown key `{key}` in \
+                     {section}; its keys are "
+                )),
+                "{e}"
+            );
+        }
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_LISTEN__PORT", "1")]),
+            &Overrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("STONEGAME_LISTEN__PORT")
+                && e.contains("`listen` is a value, not a section"),
+            "{e}"
+        );
+        // Variables without the prefix are not ours.
+        Config::load(None, env(&[("STONEGAMES_X", "1")]), &Overrides::default()).unwrap();
+    }
+
+    #[test]
+    fn invalid_log_filters_are_refused_naming_the_key() {
+        let e = Config::load(
+            None,
+            env(&[("STONEGAME_LOG__FILTER", "info,stonegame=loud")]),
+            &Overrides::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with(
+                "invalid configuration: log.filter `info,stonegame=loud` is not a valid filter: "
+            ),
+            "{e}"
+        );
+        let c = Config::load(
+            None,
+            env(&[("STONEGAME_LOG__FILTER", "stonegame=debug,warn")]),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(c.log.filter, "stonegame=debug,warn");
     }
 
     #[test]

@@ -58,13 +58,19 @@ pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The listen address is not a socket address.
-    #[error("cannot parse the listen address `{addr}`: {source}")]
+    #[error(
+        "cannot parse the listen address `{addr}`: {source}; set listen (STONEGAME_LISTEN, \
+         --listen) to HOST:PORT"
+    )]
     Address {
         addr: String,
         source: std::net::AddrParseError,
     },
-    /// Binding or accepting failed.
-    #[error("cannot listen on {addr}: {source}")]
+    /// Binding the gRPC listener failed (e.g. the port is in use).
+    #[error(
+        "cannot listen on {addr}: {source}; set listen (STONEGAME_LISTEN, --listen) to another \
+         address (port 0: any free port)"
+    )]
     Bind {
         addr: String,
         source: std::io::Error,
