@@ -943,6 +943,8 @@ mod tests {
             "max_generate_cases",
             "max_generate_piles",
             "max_play_sessions",
+            "max_play_sessions_per_client",
+            "max_rpcs_per_client",
             "play_max_illegal_moves",
             "play_move_timeout_ms",
         ];
