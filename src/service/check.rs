@@ -44,6 +44,7 @@ use crate::wire::convert::variant_from_wire;
 use super::clients::ClientKey;
 use super::limits::{AdmissionError, Budget, CancelFlag, Cancellation, Reservation};
 use super::pb;
+use super::play::cache::RowCache;
 use super::state::{Admitted, RpcPermit, State};
 use super::validate::RequestError;
 
@@ -136,6 +137,8 @@ struct Shared {
     writable: Notify,
     max_bytes: usize,
     window: usize,
+    /// Whose idle rows make room in the memory budget when it is busy.
+    cache: Option<Arc<RowCache>>,
 }
 
 impl Shared {
@@ -182,15 +185,17 @@ impl Pipes {
     /// Two pipes holding at most `max_bytes` in all, and their readers,
     /// with no server-wide budget.
     pub fn new(max_bytes: usize, cancel: CancelFlag) -> (Pipes, PipeReader, PipeReader) {
-        Pipes::in_budget(max_bytes, cancel, &Budget::piles(u64::MAX))
+        Pipes::in_budget(max_bytes, cancel, &Budget::piles(u64::MAX), None)
     }
 
     /// Two pipes holding at most `max_bytes` in all, whose buffered bytes
-    /// are also reserved in `memory` (8 bytes a unit), and their readers.
+    /// are also reserved in `memory` (8 bytes a unit; the idle rows of
+    /// `cache` make room first when it is busy), and their readers.
     pub fn in_budget(
         max_bytes: usize,
         cancel: CancelFlag,
         memory: &Arc<Budget>,
+        cache: Option<Arc<RowCache>>,
     ) -> (Pipes, PipeReader, PipeReader) {
         let held = memory.try_reserve(0).expect("nothing always fits");
         let shared = Arc::new(Shared {
@@ -208,6 +213,7 @@ impl Pipes {
             writable: Notify::new(),
             max_bytes,
             window: WINDOW.min(max_bytes / 4).max(1),
+            cache,
         });
         let reader = |part| PipeReader {
             shared: Arc::clone(&shared),
@@ -248,7 +254,13 @@ impl Pipes {
                 {
                     let need = units_of(held + chunk.len());
                     let more = need.saturating_sub(inner.held.amount());
-                    inner.held.try_grow(more).map_err(CheckError::Busy)?;
+                    let grown = match &self.shared.cache {
+                        Some(cache) => inner
+                            .held
+                            .grow_with(|budget| cache.reserve_or_evict(budget, more)),
+                        None => inner.held.try_grow(more),
+                    };
+                    grown.map_err(CheckError::Busy)?;
                     if inner.waiting_on == Some(part) {
                         inner.waiting_on = None;
                     }
@@ -411,6 +423,7 @@ async fn run(
         state.limits.max_check_bytes.get(),
         state.cancel_all.clone(),
         &state.piles_budget,
+        Some(Arc::clone(&state.play.cache)),
     );
     let job_state = Arc::clone(state);
     let finished = pipes.finish_on_drop();

@@ -75,8 +75,18 @@ impl Reservation {
     /// Reserves `more` units on top of what is held, or says why not (the
     /// reservation is then unchanged).
     pub fn try_grow(&mut self, more: u64) -> Result<(), AdmissionError> {
-        let mut extra = self.budget.try_reserve(more)?;
-        self.amount += more;
+        self.grow_with(|budget| budget.try_reserve(more))
+    }
+
+    /// Grows the reservation by what `reserve` reserves in the same budget
+    /// (e.g. a reservation that makes room first), or says why not.
+    pub fn grow_with(
+        &mut self,
+        reserve: impl FnOnce(&Arc<Budget>) -> Result<Reservation, AdmissionError>,
+    ) -> Result<(), AdmissionError> {
+        let mut extra = reserve(&self.budget)?;
+        debug_assert!(Arc::ptr_eq(&extra.budget, &self.budget));
+        self.amount += extra.amount;
         extra.amount = 0;
         Ok(())
     }

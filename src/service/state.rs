@@ -148,14 +148,7 @@ impl State {
     /// Reserves `piles` (8 bytes each) in the memory budget; when it is
     /// busy, evicts the row cache's idle rows and tries once more.
     pub fn reserve_memory(&self, piles: u64) -> Result<Reservation, AdmissionError> {
-        match self.piles_budget.try_reserve(piles) {
-            Err(AdmissionError::Busy { .. })
-                if self.play.cache.evict_idle(piles.saturating_mul(8)) > 0 =>
-            {
-                self.piles_budget.try_reserve(piles)
-            }
-            reserved => reserved,
-        }
+        self.play.cache.reserve_or_evict(&self.piles_budget, piles)
     }
 
     /// Admits a request of `cells` cell updates over `piles` piles, or

@@ -21,7 +21,7 @@ use tokio::sync::OnceCell;
 use crate::core::Variant;
 use crate::core::game::GameRow;
 
-use super::super::limits::Reservation;
+use super::super::limits::{AdmissionError, Budget, Reservation};
 
 /// A cache key: the variant and the row's SHA-256.
 pub type RowKey = (Variant, [u8; 32]);
@@ -212,6 +212,26 @@ impl RowCache {
         freed
     }
 
+    /// Reserves `units` (8 bytes each) in `budget`; while it is busy,
+    /// evicts idle rows and tries again (another request may take the room
+    /// freed before this one does), until it fits or no idle row is left.
+    pub fn reserve_or_evict(
+        &self,
+        budget: &Arc<Budget>,
+        units: u64,
+    ) -> Result<Reservation, AdmissionError> {
+        loop {
+            match budget.try_reserve(units) {
+                Err(busy @ AdmissionError::Busy { .. }) => {
+                    if self.evict_idle(units.saturating_mul(8)) == 0 {
+                        return Err(busy);
+                    }
+                }
+                reserved => return reserved,
+            }
+        }
+    }
+
     /// Entries and bytes now.
     pub fn stats(&self) -> CacheStats {
         let inner = self.lock();
@@ -226,7 +246,6 @@ impl RowCache {
 mod tests {
     use super::*;
     use crate::core::{Never, ValidRow};
-    use crate::service::limits::Budget;
 
     fn prepared(piles: &[u64], budget: &Arc<Budget>) -> PreparedRow {
         let row = ValidRow::new(piles, 100).unwrap();
@@ -289,6 +308,33 @@ mod tests {
         assert_eq!(budget.in_flight(), 3, "only _b's row is held");
         drop(_b);
         assert_eq!(budget.in_flight(), 0);
+    }
+
+    #[tokio::test]
+    async fn idle_rows_make_room_for_a_reservation_rows_in_use_stay() {
+        let piles: Vec<u64> = (1..=60).collect();
+        let budget = Budget::piles(200);
+        let cache = RowCache::new(1 << 20);
+        let mut held = Vec::new();
+        for k in 1..=3u8 {
+            let (row, _) = cache
+                .get_or_build(key(k), || async { Ok::<_, ()>(prepared(&piles, &budget)) })
+                .await
+                .unwrap();
+            held.push(row);
+        }
+        assert_eq!(budget.in_flight(), 180);
+        // Every row in use: nothing to evict, the request is refused.
+        assert!(matches!(
+            cache.reserve_or_evict(&budget, 100),
+            Err(AdmissionError::Busy { .. })
+        ));
+        // Two idle rows: evicted (least recently used first) until it fits.
+        held.truncate(1);
+        let r = cache.reserve_or_evict(&budget, 100).unwrap();
+        assert_eq!(budget.in_flight(), 160);
+        assert_eq!(cache.stats().entries, 1, "the row in use stays");
+        drop((r, held));
     }
 
     #[tokio::test]

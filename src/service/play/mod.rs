@@ -56,7 +56,7 @@ pub struct PlayShared {
     /// The state tokens' key.
     pub key: TokenKey,
     /// Prepared rows.
-    pub cache: RowCache,
+    pub cache: Arc<RowCache>,
 }
 
 impl PlayShared {
@@ -78,7 +78,7 @@ impl PlayShared {
                 Duration::from_secs(1),
             ),
             key: TokenKey::from_config(token_key)?,
-            cache: RowCache::new(cache_bytes),
+            cache: Arc::new(RowCache::new(cache_bytes)),
         })
     }
 }
