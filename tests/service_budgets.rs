@@ -717,6 +717,9 @@ async fn soak_mixed_traffic_keeps_memory_flat() {
             c.refused.len(),
             c.errors.len()
         );
+        for refusal in c.refused.iter().chain(&c.errors).take(3) {
+            println!("  {refusal}");
+        }
     }
     stop.store(true, Ordering::Relaxed);
     for client in clients {
