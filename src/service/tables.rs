@@ -51,7 +51,15 @@ pub async fn get_tables(
                     (!cancelled()).then(|| pack_rows(&tables, first, (first + chunk_rows).min(n)))
                 })
                 .collect::<Option<Vec<_>>>()
-                .map(|chunks| (chunks, reservation))
+                .map(|chunks| {
+                    // Built: the CPU is given back, and the memory held from
+                    // now on is the chunks'.
+                    let [cells, mut memory] = reservation;
+                    drop((cells, tables));
+                    let held: usize = chunks.iter().map(chunk_bytes).sum();
+                    memory.resize(held.div_ceil(8) as u64);
+                    (chunks, memory)
+                })
         })
         .await?
         .ok_or_else(|| cancel.status("the tables' build"))?;
@@ -70,13 +78,19 @@ pub async fn get_tables(
     Ok(Response::new(Box::pin(stream)))
 }
 
-/// What a GetTables call of `n` piles holds, in memory-budget units (8
-/// bytes): the row, the tables (two bytes an entry: n(n+1) bytes) and the
-/// packed chunks (half a byte an entry), held until the stream is sent.
+/// What a GetTables call of `n` piles holds at most, in memory-budget
+/// units (8 bytes): the row, the tables (two bytes an entry: n(n+1) bytes)
+/// and the packed chunks (half a byte an entry). Once the tables are built
+/// and dropped, the call holds only its chunks' bytes until they are sent.
 pub fn memory_units(n: usize) -> u64 {
     let n = n as u64;
     let entries = n * (n + 1) / 2;
     (8 * n + 2 * entries + entries.div_ceil(2)).div_ceil(8)
+}
+
+/// The heap bytes of one chunk.
+fn chunk_bytes(chunk: &pb::TablesChunk) -> usize {
+    chunk.left_codes.capacity() + chunk.right_codes.capacity() + 64
 }
 
 /// Rows `first .. end` of the tables as one chunk: entries (i, j) for
