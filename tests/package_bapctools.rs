@@ -368,12 +368,19 @@ fn same_seed_same_bytes_other_seed_other_data() {
             fs::read(root.path().join("a.zip")).unwrap(),
             fs::read(root.path().join("b.zip")).unwrap()
         );
-        // The zip holds the same files (python's zipfile reads it).
+        // The zip holds the same files, sorted, byte for byte, deflated, dated
+        // 1980-01-01 00:00, 0755 for the scripts and 0644 otherwise
+        // (python's zipfile reads it).
         let listing = run_ok(Command::new("python3").args([
             "-c",
-            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; \
+            "import os, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None\n\
+             for i in z.infolist():\n\
+             \x20   assert z.read(i) == open(os.path.join(sys.argv[2], i.filename), 'rb').read(), i\n\
+             \x20   assert i.compress_type == zipfile.ZIP_DEFLATED and i.date_time == (1980, 1, 1, 0, 0, 0), i\n\
+             \x20   assert i.external_attr >> 16 == (0o100755 if i.filename.endswith('.sh') else 0o100644), i\n\
+             assert z.namelist() == sorted(z.namelist())\n\
              print('\\n'.join(sorted(z.namelist())))",
-        ]).arg(root.path().join("a.zip")));
+        ]).arg(root.path().join("a.zip")).arg(&a));
         let names: Vec<String> = ta
             .iter()
             .map(|(p, _)| p.to_string_lossy().into_owned())
