@@ -532,7 +532,6 @@ fn bad_flags_and_paths_are_errors_naming_them() {
     let file = root.path().join("a-file");
     fs::write(&file, "x").unwrap();
     let cases: &[(&[&str], PathBuf, &str)] = &[
-        (&["--variant", "middle"], root.path().join("p"), "--variant"),
         (&["--max-n", "0"], root.path().join("p"), "--max-n"),
         (&["--max-n", "200001"], root.path().join("p"), "--max-n"),
         (
@@ -570,6 +569,21 @@ fn bad_flags_and_paths_are_errors_naming_them() {
         assert!(msg.starts_with("stonegame: error:"), "{msg}");
         assert_eq!(listing(root.path()), ["a-file"], "{args:?} left something");
     }
+    // An unknown variant is a usage error from clap, as in every other
+    // command: exit code 2, the flag and the possible values named.
+    let out = stonegame()
+        .args(["package", "--variant", "middle"])
+        .arg(root.path().join("p"))
+        .output()
+        .unwrap();
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{msg}");
+    assert!(msg.contains("'--variant <VARIANT>'"), "{msg}");
+    assert!(
+        msg.contains("[possible values: two-ends, leftmost]"),
+        "{msg}"
+    );
+    assert_eq!(listing(root.path()), ["a-file"], "--variant left something");
     // A directory that cannot be written (not as root, who may write anyway).
     let ro = root.path().join("ro");
     fs::create_dir(&ro).unwrap();
