@@ -20,6 +20,7 @@ pub mod client;
 pub mod core;
 pub mod judge;
 pub mod ojformat;
+#[cfg(feature = "cli")]
 pub mod package;
 #[cfg(feature = "service")]
 pub mod service;

@@ -368,12 +368,19 @@ fn same_seed_same_bytes_other_seed_other_data() {
             fs::read(root.path().join("a.zip")).unwrap(),
             fs::read(root.path().join("b.zip")).unwrap()
         );
-        // The zip holds the same files (python's zipfile reads it).
+        // The zip holds the same files, sorted, byte for byte, deflated, dated
+        // 1980-01-01 00:00, 0755 for the scripts and 0644 otherwise
+        // (python's zipfile reads it).
         let listing = run_ok(Command::new("python3").args([
             "-c",
-            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; \
+            "import os, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None\n\
+             for i in z.infolist():\n\
+             \x20   assert z.read(i) == open(os.path.join(sys.argv[2], i.filename), 'rb').read(), i\n\
+             \x20   assert i.compress_type == zipfile.ZIP_DEFLATED and i.date_time == (1980, 1, 1, 0, 0, 0), i\n\
+             \x20   assert i.external_attr >> 16 == (0o100755 if i.filename.endswith('.sh') else 0o100644), i\n\
+             assert z.namelist() == sorted(z.namelist())\n\
              print('\\n'.join(sorted(z.namelist())))",
-        ]).arg(root.path().join("a.zip")));
+        ]).arg(root.path().join("a.zip")).arg(&a));
         let names: Vec<String> = ta
             .iter()
             .map(|(p, _)| p.to_string_lossy().into_owned())
@@ -525,7 +532,6 @@ fn bad_flags_and_paths_are_errors_naming_them() {
     let file = root.path().join("a-file");
     fs::write(&file, "x").unwrap();
     let cases: &[(&[&str], PathBuf, &str)] = &[
-        (&["--variant", "middle"], root.path().join("p"), "--variant"),
         (&["--max-n", "0"], root.path().join("p"), "--max-n"),
         (&["--max-n", "200001"], root.path().join("p"), "--max-n"),
         (
@@ -563,6 +569,21 @@ fn bad_flags_and_paths_are_errors_naming_them() {
         assert!(msg.starts_with("stonegame: error:"), "{msg}");
         assert_eq!(listing(root.path()), ["a-file"], "{args:?} left something");
     }
+    // An unknown variant is a usage error from clap, as in every other
+    // command: exit code 2, the flag and the possible values named.
+    let out = stonegame()
+        .args(["package", "--variant", "middle"])
+        .arg(root.path().join("p"))
+        .output()
+        .unwrap();
+    let msg = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{msg}");
+    assert!(msg.contains("'--variant <VARIANT>'"), "{msg}");
+    assert!(
+        msg.contains("[possible values: two-ends, leftmost]"),
+        "{msg}"
+    );
+    assert_eq!(listing(root.path()), ["a-file"], "--variant left something");
     // A directory that cannot be written (not as root, who may write anyway).
     let ro = root.path().join("ro");
     fs::create_dir(&ro).unwrap();

@@ -16,11 +16,9 @@ pub struct PackageArgs {
     /// judge's bot (default: pass-fail, one 0/1 line per game).
     #[arg(long)]
     pub interactive: bool,
-    /// The game: two-ends or leftmost. (Parsed here rather than by clap so
-    /// that an unknown value is exit code 1 with a message naming the flag,
-    /// like every other bad value of this command.)
-    #[arg(long, value_name = "two-ends|leftmost", default_value = "two-ends")]
-    pub variant: String,
+    /// The game the package is for.
+    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
+    pub variant: VariantArg,
     /// The largest number of cases T of a test file.
     #[arg(long, default_value_t = 10)]
     pub cases: u64,
@@ -53,18 +51,9 @@ pub struct PackageArgs {
 
 /// Runs the command.
 pub fn run(args: PackageArgs) -> ExitCode {
-    let variant = match args.variant.as_str() {
-        "two-ends" => VariantArg::TwoEnds,
-        "leftmost" => VariantArg::Leftmost,
-        other => {
-            return fail(format!(
-                "--variant: unknown variant `{other}` (expected two-ends or leftmost)"
-            ));
-        }
-    };
     let spec = PackageSpec {
         interactive: args.interactive,
-        variant: variant.into(),
+        variant: args.variant.into(),
         cases: args.cases,
         max_n: args.max_n,
         max_a: args.max_a,
