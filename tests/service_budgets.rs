@@ -45,16 +45,10 @@ fn cpu_ms(pid: u32) -> u64 {
 
 /// VmRSS and VmHWM of `pid`, in KiB.
 fn rss_kb(pid: u32) -> (u64, u64) {
-    let status =
-        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server is alive");
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .unwrap_or_else(|| panic!("{name} in /proc/PID/status"))
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    (
+        common::proc_status_kb(pid, "VmRSS:"),
+        common::proc_status_kb(pid, "VmHWM:"),
+    )
 }
 
 fn serve(env: &[(&str, &str)]) -> common::ServeProcess {

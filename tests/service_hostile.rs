@@ -120,18 +120,9 @@ impl Served {
 
     /// VmRSS and VmHWM of the server.
     fn mem(&self) -> Mem {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .expect("the server is alive");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                .unwrap_or_else(|| panic!("{name} in /proc/PID/status"))
-        };
         Mem {
-            rss_kb: field("VmRSS:"),
-            hwm_kb: field("VmHWM:"),
+            rss_kb: common::proc_status_kb(self.pid(), "VmRSS:"),
+            hwm_kb: common::proc_status_kb(self.pid(), "VmHWM:"),
         }
     }
 

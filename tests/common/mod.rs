@@ -251,3 +251,14 @@ pub fn spec(family: Family, cases: u64, max_n: u64, max_a: u64, seed: u64) -> Ge
 pub fn valid(piles: &[u64]) -> ValidRow<'_> {
     ValidRow::new(piles, usize::MAX).expect("a valid test row")
 }
+
+/// A `kB` field of `/proc/PID/status` (`VmRSS:`, `VmHWM:`), in KiB.
+pub fn proc_status_kb(pid: u32, name: &str) -> u64 {
+    let status =
+        std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the process is alive");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("{name} in /proc/PID/status"))
+}
