@@ -51,8 +51,9 @@ type Incoming = std::pin::Pin<
     Box<dyn futures::Stream<Item = Result<transport::Guarded<Conn>, std::io::Error>> + Send>,
 >;
 
-/// The fully qualified name of the service, as health and reflection know it.
-pub const SERVICE_NAME: &str = "stonegame.v1.StoneGame";
+/// The StoneGame service as health names it (by its type's
+/// `NamedService::NAME`, `stonegame.v1.StoneGame`).
+type Served = StoneGameServer<StoneGameService>;
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -370,9 +371,7 @@ async fn start_with_signal(
     // HTTP/2 preface (after TLS, on the decrypted bytes).
     let incoming: Incoming = Box::pin(transport::Incoming::new(accepted, &config.transport));
     let (health, health_service) = tonic_health::server::health_reporter();
-    health
-        .set_service_status(SERVICE_NAME, ServingStatus::Serving)
-        .await;
+    health.set_serving::<Served>().await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -442,9 +441,7 @@ async fn start_with_signal(
         }
         tracing::info!(grace_ms = grace.as_millis() as u64, "shutting down");
         task_state.rpcs.shut_down();
-        health
-            .set_service_status(SERVICE_NAME, ServingStatus::NotServing)
-            .await;
+        health.set_not_serving::<Served>().await;
         health
             .set_service_status("", ServingStatus::NotServing)
             .await;
