@@ -56,6 +56,13 @@ fuzz_target!(|data: &[u8]| {
                 ConfigError::Syntax { .. } => {
                     message.contains("line ") && message.contains("column ")
                 }
+                // The source (file path or variable), the key and its section.
+                ConfigError::Unknown {
+                    origin,
+                    key,
+                    section,
+                    ..
+                } => message.contains(origin) && message.contains(key) && message.contains(section),
                 ConfigError::Load(_) => {
                     message.contains("line")
                         || message.contains("key")
