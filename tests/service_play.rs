@@ -893,6 +893,32 @@ async fn a_vanished_client_frees_everything() {
     assert_eq!(ended("abandoned") + ended("resigned"), 2, "{text}");
 }
 
+/// The contract's words on a row with no pile left: both sizes 0, and
+/// both indices the pile emptied last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_game_state_has_no_pile_left() {
+    let (_server, mut client) = server_and_client(|_| {}).await;
+    // FIRST takes the left pile; the bot (SECOND) takes the right one.
+    let mut s = Stream::open(
+        &mut client,
+        Action::Start(start(&[1, 3], Variant::TwoEnds, pb::Seat::First)),
+    )
+    .await
+    .unwrap();
+    s.state().await;
+    s.submit(0, pb::Side::Left, 1).await;
+    let after_client = s.state().await;
+    assert_eq!(
+        (after_client.first_pile, after_client.last_pile),
+        (1, 1),
+        "{after_client:?}"
+    );
+    let last = s.state().await;
+    assert_eq!((last.left_size, last.right_size), (0, 0), "{last:?}");
+    assert_eq!((last.first_pile, last.last_pile), (1, 1), "{last:?}");
+    assert_eq!(s.over().await.reason, pb::EndReason::NoMoves as i32);
+}
+
 /// A client that leaves while its row is being swept: the sweep stops, the
 /// game counts as abandoned (it was logged as refused and not counted).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
