@@ -444,11 +444,67 @@ async fn cli_commands_speak_tls_and_mtls() {
         .to_vec();
     let (code, _, err) = run(args).await.unwrap();
     assert_eq!(code, Some(1), "{err}");
+    // The alert itself, or (TLS 1.3, when the request was written first)
+    // the connection closed under it: either way the fix is named.
+    assert!(
+        err.contains("client certificate") && err.contains("(--tls-cert/--tls-key)"),
+        "{err}"
+    );
+    // Plaintext to the TLS port: said so, with the fix.
+    let plain = format!("http://{}", server.addr);
+    let args: Vec<String> = ["client", "health", "--server", &plain]
+        .map(String::from)
+        .to_vec();
+    let (code, _, err) = run(args).await.unwrap();
+    assert_eq!(code, Some(1), "{err}");
+    // The TLS alert read as a frame, or (when the request was written
+    // first) the connection closed under it: either way the fix is named.
+    assert!(err.contains("(use https://)"), "{err}");
     // --tls-cert without --tls-key is a usage error.
     let args: Vec<String> = ["client", "health", "--server", &url, "--tls-cert", &cert]
         .map(String::from)
         .to_vec();
     let (code, _, err) = run(args).await.unwrap();
     assert_eq!(code, Some(2), "{err}");
+    server.shutdown().await.unwrap();
+}
+
+/// The client says why it could not connect, in words a person can act on:
+/// nobody listening, or TLS to a plaintext port.
+#[tokio::test]
+async fn connection_failures_are_explained() {
+    let cli = |url: String| {
+        tokio::task::spawn_blocking(move || {
+            let out = Command::new(BIN)
+                .args(["client", "health", "--server", &url])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        })
+    };
+    // A port nobody listens on (bound, then let go).
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = free.local_addr().unwrap();
+    drop(free);
+    let (code, err) = cli(format!("http://{addr}")).await.unwrap();
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "connection refused at {addr}: is `stonegame serve` running?"
+        )),
+        "{err}"
+    );
+    // TLS to a plaintext server.
+    let server = common::server(|_| {}).await;
+    let (code, err) = cli(format!("https://{}", server.addr)).await.unwrap();
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("TLS to a plaintext port") && err.contains("(use http://)"),
+        "{err}"
+    );
     server.shutdown().await.unwrap();
 }

@@ -52,6 +52,7 @@ use crate::judge::generate::GenSpec;
 use crate::wire::pb::stone_game_client::StoneGameClient;
 use crate::wire::{LeWidth, MAX_FRAME_SIZE, pb, piles_to_le, unpack_code};
 
+pub mod diagnose;
 pub mod goaway;
 pub mod load;
 pub mod play;
@@ -77,7 +78,7 @@ const MAX_MESSAGE: usize = 64 << 20;
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// The server address is unusable or unreachable.
-    #[error("cannot connect to {url}: {source}")]
+    #[error("cannot connect to {url}: {}", diagnose::connect_failure(.url, .source))]
     Connect {
         url: String,
         source: tonic::transport::Error,
@@ -115,8 +116,9 @@ pub enum ClientError {
         /// Cases answered (and returned in order) before.
         answered: u64,
     },
-    /// The server answered with an error status.
-    #[error("the server says {:?}: {}", .0.code(), .0.message())]
+    /// The server answered with an error status (or the connection
+    /// failed under the call: [`diagnose::status`] tells which).
+    #[error("{}", diagnose::status(.0))]
     Status(#[from] Status),
     /// The server broke the protocol's promises.
     #[error("unexpected answer from the server: {0}")]

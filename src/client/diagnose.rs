@@ -1,0 +1,153 @@
+//! Why a connection failed, in words a person can act on: the causes under
+//! tonic's "transport error", and for the failures people meet first a
+//! hint of what to do (start the server, use `http://` or `https://`, give
+//! a client certificate).
+
+use std::error::Error;
+use std::io;
+
+/// What went wrong connecting to `url`: the chain of causes below
+/// `error`, led by a hint when the failure is a known one.
+pub fn connect_failure(url: &str, error: &(dyn Error + 'static)) -> String {
+    failure(url, error)
+}
+
+fn failure(url: &str, error: &(dyn Error + 'static)) -> String {
+    let chain = causes(error);
+    let address = url.split("://").nth(1).unwrap_or(url).trim_end_matches('/');
+    with_hint(hint(&chain, error, url, address), &chain)
+}
+
+fn with_hint(hint: Option<String>, chain: &[String]) -> String {
+    match hint {
+        Some(hint) => format!("{hint} ({})", chain.join(": ")),
+        None => chain.join(": "),
+    }
+}
+
+/// A call's error status in words: what the server said, or — when the
+/// status carries a transport error below it, so no server answered — why
+/// the connection failed.
+pub fn status(status: &tonic::Status) -> String {
+    match status.source() {
+        Some(transport) => {
+            let mut chain = vec![status.message().to_string()];
+            chain.extend(causes(transport));
+            chain.dedup();
+            let hint = hint(&chain, transport, "", "");
+            format!("the connection failed: {}", with_hint(hint, &chain))
+        }
+        None => format!("the server says {:?}: {}", status.code(), status.message()),
+    }
+}
+
+/// The messages of `error` and its sources, repeated ones once.
+fn causes(error: &(dyn Error + 'static)) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let line = e.to_string();
+        if !out.iter().any(|seen| seen.contains(&line)) {
+            out.push(line);
+        }
+        next = e.source();
+    }
+    out
+}
+
+/// The first `io::Error` in the chain of `error`.
+fn io_kind(error: &(dyn Error + 'static)) -> Option<io::ErrorKind> {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            return Some(io.kind());
+        }
+        next = e.source();
+    }
+    None
+}
+
+fn hint(
+    chain: &[String],
+    error: &(dyn Error + 'static),
+    url: &str,
+    address: &str,
+) -> Option<String> {
+    let text = chain.join(": ").to_lowercase();
+    let tls = url.starts_with("https://");
+    if io_kind(error) == Some(io::ErrorKind::ConnectionRefused)
+        || text.contains("connection refused")
+    {
+        return Some(format!(
+            "connection refused at {address}: is `stonegame serve` running?"
+        ));
+    }
+    if tls && (text.contains("invalidcontenttype") || text.contains("corrupt message")) {
+        return Some(format!(
+            "TLS to a plaintext port: {address} does not speak TLS (use http://)"
+        ));
+    }
+    // A TLS alert read as an HTTP/2 frame (the client spoke plaintext).
+    if !tls && text.contains("frame with invalid size") {
+        return Some("plaintext to a TLS port (use https://)".to_string());
+    }
+    if text.contains("certificaterequired") || text.contains("certificate required") {
+        return Some("the server requires a client certificate (--tls-cert/--tls-key)".to_string());
+    }
+    if tls
+        && (text.contains("unknownca")
+            || text.contains("bad certificate")
+            || text.contains("badcertificate"))
+    {
+        return Some(format!(
+            "the server refused this client certificate: {}",
+            chain.last().map_or("", String::as_str)
+        ));
+    }
+    // TLS 1.3: a client that writes before it reads the server's alert
+    // sees the connection closed instead of the alert.
+    if text.contains("broken pipe") || text.contains("connection reset") {
+        return Some(
+            "the server closed the connection right after it opened: a TLS server does this \
+             to a plaintext client (use https://) and when the client certificate is missing \
+             or not trusted (--tls-cert/--tls-key)"
+                .to_string(),
+        );
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Outer(io::Error);
+    impl std::fmt::Display for Outer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("transport error")
+        }
+    }
+    impl Error for Outer {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_refused_connection_says_to_start_the_server() {
+        let e = Outer(io::Error::from(io::ErrorKind::ConnectionRefused));
+        let text = connect_failure("http://127.0.0.1:50051", &e);
+        assert!(
+            text.starts_with(
+                "connection refused at 127.0.0.1:50051: is `stonegame serve` running? (transport error: "
+            ),
+            "{text}"
+        );
+        let e = Outer(io::Error::other("something else"));
+        assert_eq!(
+            connect_failure("http://h:1", &e),
+            "transport error: something else"
+        );
+    }
+}
