@@ -88,10 +88,15 @@ pub fn solve_stream(
         };
         if last || batch.is_full() {
             let count = batch.len() as u64;
-            for wins in batch.solve(variant) {
-                out.write_all(if wins { b"1\n" } else { b"0\n" })?;
-            }
-            out.flush()?;
+            let verdicts = batch.solve(variant);
+            // The bar is cleared while the lines are written: on one
+            // terminal for both, no bar is left between verdicts.
+            progress.suspend(|| {
+                for wins in verdicts {
+                    out.write_all(if wins { b"1\n" } else { b"0\n" })?;
+                }
+                out.flush()
+            })?;
             progress.advance(count);
         }
         if last {
@@ -148,6 +153,14 @@ impl Progress {
             bar.set_style(style.progress_chars("=> "));
         }
         Some(bar)
+    }
+
+    /// Runs `f` with the bar (if drawn) cleared, then draws it again.
+    fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self.bar.get() {
+            Some(Some(bar)) => bar.suspend(f),
+            _ => f(),
+        }
     }
 
     fn finish(&self) {
