@@ -31,14 +31,29 @@ fn with_hint(hint: Option<String>, chain: &[String]) -> String {
 pub fn status(status: &tonic::Status) -> String {
     match status.source() {
         Some(transport) => {
-            let mut chain = vec![status.message().to_string()];
-            chain.extend(causes(transport));
-            chain.dedup();
+            let chain = status_chain(status);
             let hint = hint(&chain, transport, "", "");
             format!("the connection failed: {}", with_hint(hint, &chain))
         }
         None => format!("the server says {:?}: {}", status.code(), status.message()),
     }
+}
+
+/// A status's message (when it has one) and the causes below it, each
+/// once: the text of a failed call.
+pub fn status_chain(status: &tonic::Status) -> Vec<String> {
+    let mut chain: Vec<String> = Vec::new();
+    if !status.message().is_empty() {
+        chain.push(status.message().to_string());
+    }
+    if let Some(source) = status.source() {
+        for line in causes(source) {
+            if !chain.iter().any(|seen| seen.contains(&line)) {
+                chain.push(line);
+            }
+        }
+    }
+    chain
 }
 
 /// The messages of `error` and its sources, repeated ones once.

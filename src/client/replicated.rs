@@ -260,19 +260,9 @@ fn retryable(status: &Status, opening: bool) -> Option<Option<Duration>> {
 /// (a transport error's "tcp connect error" says why only there).
 fn describe(status: &Status) -> String {
     let mut text = format!("{:?}", status.code());
-    let message = status.message();
-    if !message.is_empty() {
+    for line in super::diagnose::status_chain(status) {
         text.push_str(": ");
-        text.push_str(message);
-    }
-    let mut cause = std::error::Error::source(status);
-    while let Some(e) = cause {
-        let line = e.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        cause = e.source();
+        text.push_str(&line);
     }
     text
 }
