@@ -44,7 +44,6 @@ use crate::wire::convert::variant_from_wire;
 use super::clients::ClientKey;
 use super::limits::{AdmissionError, Budget, CancelFlag, Cancellation, Reservation};
 use super::pb;
-use super::play::cache::RowCache;
 use super::state::{Admitted, RpcPermit, State};
 use super::validate::RequestError;
 
@@ -128,7 +127,6 @@ struct Inner {
     finished: bool,
 }
 
-#[derive(Debug)]
 struct Shared {
     inner: Mutex<Inner>,
     /// Wakes the checker (data, end of file or abort).
@@ -137,8 +135,18 @@ struct Shared {
     writable: Notify,
     max_bytes: usize,
     window: usize,
-    /// Whose idle rows make room in the memory budget when it is busy.
-    cache: Option<Arc<RowCache>>,
+    /// Reserves memory for the buffers.
+    reserve: ReserveMemory,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("inner", &self.inner)
+            .field("max_bytes", &self.max_bytes)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Shared {
@@ -155,6 +163,9 @@ impl Inner {
         self.held.resize(units_of(self.queued[0] + self.queued[1]));
     }
 }
+
+/// Reserves memory-budget units (8 bytes each) for a Check's buffers.
+pub type ReserveMemory = Arc<dyn Fn(u64) -> Result<Reservation, AdmissionError> + Send + Sync>;
 
 /// Memory-budget units (8 bytes each) of `bytes`.
 fn units_of(bytes: usize) -> u64 {
@@ -185,19 +196,23 @@ impl Pipes {
     /// Two pipes holding at most `max_bytes` in all, and their readers,
     /// with no server-wide budget.
     pub fn new(max_bytes: usize, cancel: CancelFlag) -> (Pipes, PipeReader, PipeReader) {
-        Pipes::in_budget(max_bytes, cancel, &Budget::piles(u64::MAX), None)
+        let unbounded = Budget::piles(u64::MAX);
+        Pipes::in_budget(
+            max_bytes,
+            cancel,
+            Arc::new(move |units| unbounded.try_reserve(units)),
+        )
     }
 
     /// Two pipes holding at most `max_bytes` in all, whose buffered bytes
-    /// are also reserved in `memory` (8 bytes a unit; the idle rows of
-    /// `cache` make room first when it is busy), and their readers.
+    /// are also reserved through `reserve` (the server's memory budget, 8
+    /// bytes a unit), and their readers.
     pub fn in_budget(
         max_bytes: usize,
         cancel: CancelFlag,
-        memory: &Arc<Budget>,
-        cache: Option<Arc<RowCache>>,
+        reserve: ReserveMemory,
     ) -> (Pipes, PipeReader, PipeReader) {
-        let held = memory.try_reserve(0).expect("nothing always fits");
+        let held = reserve(0).expect("nothing always fits");
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
                 queues: Default::default(),
@@ -213,7 +228,7 @@ impl Pipes {
             writable: Notify::new(),
             max_bytes,
             window: WINDOW.min(max_bytes / 4).max(1),
-            cache,
+            reserve,
         });
         let reader = |part| PipeReader {
             shared: Arc::clone(&shared),
@@ -254,13 +269,8 @@ impl Pipes {
                 {
                     let need = units_of(held + chunk.len());
                     let more = need.saturating_sub(inner.held.amount());
-                    let grown = match &self.shared.cache {
-                        Some(cache) => inner
-                            .held
-                            .grow_with(|budget| cache.reserve_or_evict(budget, more)),
-                        None => inner.held.try_grow(more),
-                    };
-                    grown.map_err(CheckError::Busy)?;
+                    let extra = (self.shared.reserve)(more).map_err(CheckError::Busy)?;
+                    inner.held.absorb(extra);
                     if inner.waiting_on == Some(part) {
                         inner.waiting_on = None;
                     }
@@ -419,11 +429,14 @@ async fn run(
     let variant =
         variant_from_wire(first.as_ref().map_or(0, |m| m.variant)).map_err(RequestError::from)?;
     tracing::Span::current().record("variant", tracing::field::display(variant));
+    // The server's memory budget, making room the way every admission does.
     let (pipes, input, answer) = Pipes::in_budget(
         state.limits.max_check_bytes.get(),
         state.cancel_all.clone(),
-        &state.piles_budget,
-        Some(Arc::clone(&state.play.cache)),
+        {
+            let state = Arc::clone(state);
+            Arc::new(move |units| state.reserve_memory(units))
+        },
     );
     let job_state = Arc::clone(state);
     let finished = pipes.finish_on_drop();

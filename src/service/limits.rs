@@ -72,23 +72,11 @@ impl Reservation {
         self.amount
     }
 
-    /// Reserves `more` units on top of what is held, or says why not (the
-    /// reservation is then unchanged).
-    pub fn try_grow(&mut self, more: u64) -> Result<(), AdmissionError> {
-        self.grow_with(|budget| budget.try_reserve(more))
-    }
-
-    /// Grows the reservation by what `reserve` reserves in the same budget
-    /// (e.g. a reservation that makes room first), or says why not.
-    pub fn grow_with(
-        &mut self,
-        reserve: impl FnOnce(&Arc<Budget>) -> Result<Reservation, AdmissionError>,
-    ) -> Result<(), AdmissionError> {
-        let mut extra = reserve(&self.budget)?;
+    /// Takes `extra`, a reservation in the same budget, into this one.
+    pub fn absorb(&mut self, mut extra: Reservation) {
         debug_assert!(Arc::ptr_eq(&extra.budget, &self.budget));
         self.amount += extra.amount;
         extra.amount = 0;
-        Ok(())
     }
 
     /// Makes the reservation hold `amount` units: what its holder uses now
@@ -546,10 +534,10 @@ mod tests {
         r.resize(30);
         assert_eq!(b.in_flight(), 120);
         assert!(b.try_reserve(1).is_err());
-        assert!(r.try_grow(1).is_err());
+        assert!(b.try_reserve(1).map(|e| r.absorb(e)).is_err());
         assert_eq!(r.amount(), 30);
         drop(other);
-        r.try_grow(70).unwrap();
+        r.absorb(b.try_reserve(70).unwrap());
         assert_eq!(b.in_flight(), 100);
         r.resize(30);
         assert_eq!(r.amount(), 30);
