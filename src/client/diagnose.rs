@@ -120,8 +120,12 @@ fn hint(
         ));
     }
     // TLS 1.3: a client that writes before it reads the server's alert
-    // sees the connection closed instead of the alert.
-    if text.contains("broken pipe") || text.contains("connection reset") {
+    // sees the connection closed (broken pipe, reset, or closed) instead
+    // of the alert.
+    if text.contains("broken pipe")
+        || text.contains("connection reset")
+        || text.contains("connection closed")
+    {
         return Some(
             "the server closed the connection right after it opened: a TLS server does this \
              to a plaintext client (use https://) and when the client certificate is missing \
