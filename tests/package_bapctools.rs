@@ -147,7 +147,34 @@ fn bt(problem: &Path, config: &Path, args: &[&str]) -> (bool, String, f64) {
         .output()
         .expect("bt runs");
     let secs = start.elapsed().as_secs_f64();
-    (out.status.success(), text(&out), secs)
+    (
+        out.status.success(),
+        without_ansi_colours(&text(&out)),
+        secs,
+    )
+}
+
+/// `log` without ANSI escape sequences. BAPCtools colours its output
+/// through colorama, which strips the colours off a pipe, except when `CI`
+/// or `GITLAB_CI` is set, as it is on CI machines.
+fn without_ansi_colours(log: &str) -> String {
+    let mut out = String::with_capacity(log.len());
+    let mut chars = log.chars();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        // CSI: ESC '[' parameters, ended by a byte in '@'..='~'.
+        if chars.next() == Some('[') {
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Every submission of the package with the verdict its directory names.
@@ -1036,4 +1063,13 @@ fn cpp_interactor_agrees_with_stonegame_interact() {
         }
     }
     report!("{games} games agree between interactor.cpp and `stonegame interact`");
+}
+
+#[test]
+fn colours_are_stripped_from_bt_logs() {
+    let coloured = "\x1b[36maccepted/a.cpp\x1b[0m:  \x1b[32m AC 0.003s\x1b[0m \x1b[2m@ x\x1b[0m";
+    assert_eq!(
+        without_ansi_colours(coloured),
+        "accepted/a.cpp:   AC 0.003s @ x"
+    );
 }

@@ -18,11 +18,8 @@ fn failure(url: &str, error: &(dyn Error + 'static)) -> String {
     with_hint(hint(&chain, error, url, address), &chain)
 }
 
-fn with_hint(hint: Option<String>, chain: &[String]) -> String {
-    match hint {
-        Some(hint) => format!("{hint} ({})", chain.join(": ")),
-        None => chain.join(": "),
-    }
+fn with_hint(hint: String, chain: &[String]) -> String {
+    format!("{hint} ({})", chain.join(": "))
 }
 
 /// A call's error status in words: what the server said, or — when the
@@ -82,42 +79,33 @@ fn io_kind(error: &(dyn Error + 'static)) -> Option<io::ErrorKind> {
     None
 }
 
-fn hint(
-    chain: &[String],
-    error: &(dyn Error + 'static),
-    url: &str,
-    address: &str,
-) -> Option<String> {
+fn hint(chain: &[String], error: &(dyn Error + 'static), url: &str, address: &str) -> String {
     let text = chain.join(": ").to_lowercase();
     let tls = url.starts_with("https://");
     if io_kind(error) == Some(io::ErrorKind::ConnectionRefused)
         || text.contains("connection refused")
     {
-        return Some(format!(
-            "connection refused at {address}: is `stonegame serve` running?"
-        ));
+        return format!("connection refused at {address}: is `stonegame serve` running?");
     }
     if tls && (text.contains("invalidcontenttype") || text.contains("corrupt message")) {
-        return Some(format!(
-            "TLS to a plaintext port: {address} does not speak TLS (use http://)"
-        ));
+        return format!("TLS to a plaintext port: {address} does not speak TLS (use http://)");
     }
     // A TLS alert read as an HTTP/2 frame (the client spoke plaintext).
     if !tls && text.contains("frame with invalid size") {
-        return Some("plaintext to a TLS port (use https://)".to_string());
+        return "plaintext to a TLS port (use https://)".to_string();
     }
     if text.contains("certificaterequired") || text.contains("certificate required") {
-        return Some("the server requires a client certificate (--tls-cert/--tls-key)".to_string());
+        return "the server requires a client certificate (--tls-cert/--tls-key)".to_string();
     }
     if tls
         && (text.contains("unknownca")
             || text.contains("bad certificate")
             || text.contains("badcertificate"))
     {
-        return Some(format!(
+        return format!(
             "the server refused this client certificate: {}",
             chain.last().map_or("", String::as_str)
-        ));
+        );
     }
     // TLS 1.3: a client that writes before it reads the server's alert
     // sees the connection closed (broken pipe, reset, or closed) instead
@@ -126,14 +114,16 @@ fn hint(
         || text.contains("connection reset")
         || text.contains("connection closed")
     {
-        return Some(
-            "the server closed the connection right after it opened: a TLS server does this \
+        return "the server closed the connection right after it opened: a TLS server does this \
              to a plaintext client (use https://) and when the client certificate is missing \
              or not trusted (--tls-cert/--tls-key)"
-                .to_string(),
-        );
+            .to_string();
     }
-    None
+    // Anything else below a transport error (a form of the above this code
+    // has not met yet, or a network failure): the checks that fix most.
+    "no answer from the server: check the address, its scheme (http://, or https:// for TLS) \
+     and, for a server that requires a client certificate, --tls-cert/--tls-key"
+        .to_string()
 }
 
 #[cfg(test)]
@@ -164,9 +154,11 @@ mod tests {
             "{text}"
         );
         let e = Outer(io::Error::other("something else"));
-        assert_eq!(
-            connect_failure("http://h:1", &e),
-            "transport error: something else"
+        let text = connect_failure("http://h:1", &e);
+        assert!(text.starts_with("no answer from the server: "), "{text}");
+        assert!(
+            text.ends_with(" (transport error: something else)"),
+            "{text}"
         );
     }
 }
