@@ -1191,3 +1191,305 @@ async fn concurrent_starts_on_one_new_row_sweep_it_once() {
         "one sweep"
     );
 }
+
+/// The events of one PlayStep call, to the end of its stream.
+async fn step(
+    client: &mut StoneGameClient<Channel>,
+    step: pb::play_step_request::Step,
+) -> Result<Vec<Event>, Status> {
+    let mut rx = client
+        .play_step(pb::PlayStepRequest { step: Some(step) })
+        .await?
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(event) = rx.message().await? {
+        out.push(event.event.expect("an event"));
+    }
+    Ok(out)
+}
+
+fn turn(row: &[u64], token: &[u8], action: pb::turn::Action) -> pb::play_step_request::Step {
+    pb::play_step_request::Step::Turn(pb::Turn {
+        state_token: token.to_vec(),
+        piles: row.to_vec(),
+        action: Some(action),
+        ..Default::default()
+    })
+}
+
+fn submit(ply: u64, side: Side, take: u64) -> pb::SubmitMove {
+    pb::SubmitMove {
+        ply,
+        r#move: Some(pb::Move {
+            side: pb::Side::from(side) as i32,
+            take,
+            remaining: 0,
+        }),
+    }
+}
+
+/// The client's choices: mostly a random legal move, now and then an
+/// illegal one (too many stones, or the right end in the leftmost game) so
+/// rejections are compared too; at most 3 a game, under
+/// `limits.play_max_illegal_moves` (a Play stream counts them, PlayStep
+/// calls cannot).
+struct Chooser {
+    rng: ChaCha8Rng,
+    illegal_left: u32,
+}
+
+impl Chooser {
+    fn new(seed: u64) -> Chooser {
+        Chooser {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            illegal_left: 3,
+        }
+    }
+
+    fn choose(&mut self, variant: Variant, now: &[u64]) -> (Side, u64) {
+        if self.illegal_left > 0 && self.rng.random_ratio(1, 8) {
+            self.illegal_left -= 1;
+            return match variant {
+                Variant::Leftmost => (Side::Right, 1),
+                Variant::TwoEnds => (Side::Left, now[0] + 1),
+            };
+        }
+        let legal = legal_moves(now, variant);
+        let m = legal[self.rng.random_range(0..legal.len())];
+        (m.side, m.take)
+    }
+}
+
+/// One game with the client's choices from `seed`, played over a Play
+/// stream: every event the server sent.
+async fn game_over_play(
+    client: &mut StoneGameClient<Channel>,
+    row: &[u64],
+    game: &pb::StartGame,
+    seed: u64,
+) -> Vec<Event> {
+    let variant = if game.variant == pb::Variant::Leftmost as i32 {
+        Variant::Leftmost
+    } else {
+        Variant::TwoEnds
+    };
+    let mut chooser = Chooser::new(seed);
+    let mut s = Stream::open(client, Action::Start(game.clone()))
+        .await
+        .unwrap();
+    let mut events = Vec::new();
+    let mut latest: Option<pb::GameState> = None;
+    loop {
+        let event = s.next().await.unwrap().expect("an event before the end");
+        events.push(event.clone());
+        match event {
+            Event::Over(_) => {
+                assert!(matches!(s.next().await, Ok(None)));
+                return events;
+            }
+            Event::State(state) => latest = Some(state),
+            Event::Rejected(_) => {}
+        }
+        let state = latest.as_ref().unwrap();
+        let client_seat = game.client_seat;
+        if state.to_move == client_seat && state.left_size > 0 {
+            let (side, take) = chooser.choose(variant, &live(row, state));
+            s.submit(state.ply, pb::Side::from(side), take).await;
+        }
+    }
+}
+
+/// The same game played by PlayStep calls, the client's choices from the
+/// same seed: every event of every call, in order. With `switch_at`, the
+/// game moves to a Play stream (ResumeGame) at that ply and the events
+/// after the resumed state are taken from there.
+async fn game_over_play_step(
+    client: &mut StoneGameClient<Channel>,
+    row: &[u64],
+    game: &pb::StartGame,
+    seed: u64,
+    switch_at: Option<u64>,
+) -> Vec<Event> {
+    use pb::play_step_request::Step;
+    let variant = if game.variant == pb::Variant::Leftmost as i32 {
+        Variant::Leftmost
+    } else {
+        Variant::TwoEnds
+    };
+    let mut chooser = Chooser::new(seed);
+    let mut events = step(client, Step::Start(game.clone())).await.unwrap();
+    loop {
+        let Some(Event::State(state)) = events
+            .iter()
+            .rev()
+            .find(|e| matches!(e, Event::State(_) | Event::Over(_)))
+            .cloned()
+        else {
+            return events;
+        };
+        assert_eq!(
+            state.to_move, game.client_seat,
+            "a call ends at the client's turn"
+        );
+        if switch_at.is_some_and(|at| state.ply >= at) {
+            let mut s = Stream::open(
+                client,
+                Action::Resume(pb::ResumeGame {
+                    state_token: state.state_token.clone(),
+                    piles: row.to_vec(),
+                    ..Default::default()
+                }),
+            )
+            .await
+            .unwrap();
+            let resumed = s.state().await;
+            assert_eq!(
+                (resumed.ply, &resumed.state_token),
+                (state.ply, &state.state_token)
+            );
+            let mut latest = resumed;
+            loop {
+                let (side, take) = chooser.choose(variant, &live(row, &latest));
+                s.submit(latest.ply, pb::Side::from(side), take).await;
+                loop {
+                    let event = s.next().await.unwrap().expect("an event");
+                    events.push(event.clone());
+                    match event {
+                        Event::Over(_) => return events,
+                        Event::Rejected(_) => break,
+                        Event::State(now) => {
+                            latest = now;
+                            if latest.to_move == game.client_seat && latest.left_size > 0 {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let (side, take) = chooser.choose(variant, &live(row, &state));
+        let action = pb::turn::Action::Move(submit(state.ply, side, take));
+        let more = step(client, turn(row, &state.state_token, action))
+            .await
+            .unwrap();
+        assert!(!more.is_empty());
+        events.extend(more);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_step_games_are_play_games() {
+    let (_a, mut a) = server_and_client(with_key(KEY)).await;
+    // A second replica with the same key: every other turn goes there.
+    let (_b, mut b) = server_and_client(with_key(KEY)).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(19);
+    let mut rows: Vec<Vec<u64>> = (0..12)
+        .map(|i| (0..1 + i % 7).map(|_| rng.random_range(1..=6)).collect())
+        .collect();
+    rows.push((0..1500).map(|_| rng.random_range(1..=2)).collect());
+    let mut games = 0;
+    for (i, row) in rows.iter().enumerate() {
+        for variant in [Variant::TwoEnds, Variant::Leftmost] {
+            for seat in [pb::Seat::First, pb::Seat::Second] {
+                let game = pb::StartGame {
+                    strength: Some(0.7),
+                    seed: i as u64,
+                    ..start(row, variant, seat)
+                };
+                let seed = 1000 + i as u64;
+                let played = game_over_play(&mut a, row, &game, seed).await;
+                let stepped = game_over_play_step(&mut b, row, &game, seed, None).await;
+                assert_eq!(stepped, played, "{variant} {seat:?} {row:?}");
+                assert!(matches!(played.last(), Some(Event::Over(_))));
+                // Half by PlayStep, the rest on a Play stream.
+                let plies = played
+                    .iter()
+                    .filter(|e| matches!(e, Event::State(_)))
+                    .count() as u64;
+                let mixed = game_over_play_step(&mut a, row, &game, seed, Some(plies / 2)).await;
+                assert_eq!(mixed, played, "mixed: {variant} {seat:?} {row:?}");
+                games += 1;
+            }
+        }
+    }
+    assert_eq!(games, rows.len() * 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_step_turns_resign_replay_and_refuse() {
+    use pb::play_step_request::Step;
+    let (server, mut client) = server_and_client(with_key(KEY)).await;
+    let row = [3u64, 1, 4, 1, 5];
+    let game = start(&row, Variant::TwoEnds, pb::Seat::First);
+    let events = step(&mut client, Step::Start(game.clone())).await.unwrap();
+    let [Event::State(first)] = &events[..] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(first.ply, 0);
+    // An illegal move: a MoveRejected, and nothing else.
+    let bad = pb::turn::Action::Move(submit(0, Side::Left, 4));
+    let events = step(&mut client, turn(&row, &first.state_token, bad))
+        .await
+        .unwrap();
+    let [Event::Rejected(r)] = &events[..] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(r.reason, pb::RejectReason::TakeTooMany as i32);
+    assert!(r.message.contains("pile 0"), "{r:?}");
+    // A stale ply.
+    let stale = pb::turn::Action::Move(submit(2, Side::Left, 1));
+    let events = step(&mut client, turn(&row, &first.state_token, stale))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&events[..], [Event::Rejected(r)] if r.reason == pb::RejectReason::StalePly as i32),
+        "{events:?}"
+    );
+    // A move, then the same token again: a take-back gives the same reply.
+    let good = pb::turn::Action::Move(submit(0, Side::Right, 5));
+    let once = step(&mut client, turn(&row, &first.state_token, good))
+        .await
+        .unwrap();
+    let again = step(&mut client, turn(&row, &first.state_token, good))
+        .await
+        .unwrap();
+    assert_eq!(once, again);
+    assert!(once.len() >= 2, "{once:?}");
+    // Resigning ends the game: the bot's seat wins.
+    let resign = pb::turn::Action::Resign(pb::Resign {});
+    let events = step(&mut client, turn(&row, &first.state_token, resign))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&events[..], [Event::Over(o)]
+            if o.winner == pb::Seat::Second as i32 && o.reason == pb::EndReason::Resigned as i32),
+        "{events:?}"
+    );
+    // Malformed calls: INVALID_ARGUMENT naming the field.
+    let status = client
+        .play_step(pb::PlayStepRequest { step: None })
+        .await
+        .expect_err("refused");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("step"), "{status:?}");
+    let no_action = Step::Turn(pb::Turn {
+        state_token: first.state_token.clone(),
+        piles: row.to_vec(),
+        ..Default::default()
+    });
+    let status = step(&mut client, no_action).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("turn.action"), "{status:?}");
+    let mut forged = first.state_token.clone();
+    forged[5] ^= 1;
+    let m = pb::turn::Action::Move(submit(0, Side::Left, 1));
+    let status = step(&mut client, turn(&row, &forged, m)).await.unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("signature"), "{status:?}");
+    let status = step(&mut client, turn(&[3, 1, 4, 1, 6], &first.state_token, m))
+        .await
+        .unwrap_err();
+    assert!(status.message().contains("SHA-256 differs"), "{status:?}");
+    // No Play session is held by PlayStep calls.
+    assert_eq!(Metrics::get(&server.metrics.play_sessions), 0);
+}

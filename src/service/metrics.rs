@@ -61,13 +61,14 @@ pub const DURATION_BUCKETS: [f64; 21] = [
 
 /// The methods of `stonegame.v1.StoneGame`, the values of the `rpc` label
 /// (any other path counts as `other`).
-pub const RPCS: [&str; 6] = [
+pub const RPCS: [&str; 7] = [
     "Solve",
     "GetTables",
     "SuggestMove",
     "Check",
     "Generate",
     "Play",
+    "PlayStep",
 ];
 
 /// Why a request was refused before its work started: the `reason` label of

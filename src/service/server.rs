@@ -199,6 +199,15 @@ impl StoneGame for StoneGameService {
     ) -> Result<Response<Self::PlayStream>, Status> {
         play::play(Arc::clone(&self.state), request)
     }
+
+    type PlayStepStream = BoxStream<pb::PlayEvent>;
+
+    async fn play_step(
+        &self,
+        request: Request<pb::PlayStepRequest>,
+    ) -> Result<Response<Self::PlayStepStream>, Status> {
+        play::play_step(Arc::clone(&self.state), request)
+    }
 }
 
 /// A server running on the current tokio runtime.

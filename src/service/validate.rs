@@ -80,6 +80,12 @@ pub enum RequestError {
          message; open another stream for another game"
     )]
     SecondStart,
+    /// A PlayStepRequest with neither a start nor a turn.
+    #[error("step: a PlayStepRequest must carry `start` (StartGame) or `turn` (Turn)")]
+    NoStep,
+    /// A PlayStep turn with neither a move nor a resignation.
+    #[error("turn.action: a Turn must carry `move` (SubmitMove) or `resign` (Resign)")]
+    NoTurnAction,
     /// A ResumeGame token that does not open.
     #[error(transparent)]
     Token(#[from] crate::service::play::token::TokenError),
@@ -155,6 +161,8 @@ impl RequestError {
             | RequestError::BadSeat(_)
             | RequestError::NoStart(_)
             | RequestError::SecondStart
+            | RequestError::NoStep
+            | RequestError::NoTurnAction
             | RequestError::Token(_)
             | RequestError::RowDigest
             | RequestError::State(_)

@@ -23,7 +23,7 @@ pub mod token;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::FutureExt;
+use futures::{FutureExt, Stream, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tonic::{Request, Response, Status, Streaming};
@@ -139,6 +139,104 @@ pub fn play(
     ))))
 }
 
+/// One PlayStep call: a start, or one turn of the game of a state token,
+/// played by the same [`Session`] as a Play stream (so with the same moves,
+/// states and tokens) until the client's turn or the end. It is an RPC like
+/// any other (an RPC slot of the client's share), not a Play session: no
+/// game is held between calls.
+pub fn play_step(
+    state: Arc<State>,
+    request: Request<pb::PlayStepRequest>,
+) -> Result<Response<BoxStream<pb::PlayEvent>>, Status> {
+    let permit = state.admit_rpc(ClientKey::of(&request))?;
+    let deadline = deadline(request.metadata());
+    let (first, then, mode) = step_messages(request.into_inner())?;
+    let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
+    let cancel = CancelFlag::new();
+    let span = tracing::debug_span!(
+        "PlayStep",
+        piles = tracing::field::Empty,
+        plies = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    );
+    let step_cancel = cancel.clone();
+    tokio::spawn(
+        async move {
+            let _permit = permit;
+            let outcome = match Session::begin(&state, first, &step_cancel).await {
+                Ok((mut session, how)) => {
+                    if let Mode::Step { announce: true } = mode {
+                        state.metrics.play_game_started(how);
+                    }
+                    tracing::Span::current().record("piles", session.game.row().piles().len());
+                    let mut then = futures::stream::iter(then.map(Ok));
+                    let outcome = session.drive(&mut then, &tx, mode).await;
+                    tracing::Span::current().record("plies", session.game.ply());
+                    outcome
+                }
+                Err(_) if step_cancel.is_cancelled() || tx.is_closed() => Outcome::Abandoned,
+                Err(status) => {
+                    let _ = tx.send(Err(status)).await;
+                    return;
+                }
+            };
+            // A game ends in the call that ends it; a call that leaves it
+            // at the client's turn (or whose client left: the game may go
+            // on from its last token) ends nothing.
+            if let Outcome::Over(_) = outcome {
+                state.metrics.play_game_ended(outcome.label());
+            }
+            tracing::Span::current().record("outcome", outcome.label());
+        }
+        .instrument(span),
+    );
+    Ok(Response::new(Box::pin(GuardedStream::new(
+        rx, &cancel, deadline, "the turn",
+    ))))
+}
+
+/// A PlayStep request as the Play messages it stands for: the first one
+/// (a start, or the resume of the turn's token), the client's message of
+/// the turn (none for a start), and how the session meets the client's turn.
+fn step_messages(
+    request: pb::PlayStepRequest,
+) -> Result<(pb::PlayRequest, Option<pb::PlayRequest>, Mode), RequestError> {
+    use pb::play_step_request::Step;
+    use pb::turn::Action as TurnAction;
+    match request.step {
+        Some(Step::Start(start)) => Ok((
+            pb::PlayRequest {
+                action: Some(Action::Start(start)),
+            },
+            None,
+            Mode::Step { announce: true },
+        )),
+        Some(Step::Turn(turn)) => {
+            let action = match turn.action {
+                Some(TurnAction::Move(submit)) => Action::Move(submit),
+                Some(TurnAction::Resign(resign)) => Action::Resign(resign),
+                None => return Err(RequestError::NoTurnAction),
+            };
+            let resume = pb::ResumeGame {
+                state_token: turn.state_token,
+                piles: turn.piles,
+                piles_le: turn.piles_le,
+                piles_le_width: turn.piles_le_width,
+            };
+            Ok((
+                pb::PlayRequest {
+                    action: Some(Action::Resume(resume)),
+                },
+                Some(pb::PlayRequest {
+                    action: Some(action),
+                }),
+                Mode::Step { announce: false },
+            ))
+        }
+        None => Err(RequestError::NoStep),
+    }
+}
+
 type Tx = mpsc::Sender<Result<pb::PlayEvent, Status>>;
 
 /// How a session ended (the `reason` label of `stonegame_play_games_ended_total`).
@@ -147,6 +245,9 @@ enum Outcome {
     Over(pb::EndReason),
     /// The client went away, or the stream failed, before the end.
     Abandoned,
+    /// A PlayStep call ended at the client's turn: the game goes on in the
+    /// client's next call (not an end).
+    Paused,
 }
 
 impl Outcome {
@@ -157,6 +258,7 @@ impl Outcome {
             Outcome::Over(pb::EndReason::Timeout) => "timeout",
             Outcome::Over(pb::EndReason::TooManyIllegalMoves) => "too_many_illegal_moves",
             Outcome::Over(pb::EndReason::Unspecified) | Outcome::Abandoned => "abandoned",
+            Outcome::Paused => "paused",
         }
     }
 }
@@ -194,7 +296,10 @@ async fn run(
         Err(_) => return None,
     };
     let mut session = match Session::begin(state, first, cancel).await {
-        Ok(session) => session,
+        Ok((session, how)) => {
+            state.metrics.play_game_started(how);
+            session
+        }
         // The client went away while its row was prepared: the game was
         // abandoned, not refused.
         Err(_) if cancel.is_cancelled() || tx.is_closed() => return Some(Outcome::Abandoned),
@@ -205,7 +310,7 @@ async fn run(
         }
     };
     tracing::Span::current().record("piles", session.game.row().piles().len());
-    let outcome = session.drive(&mut inbound, tx).await;
+    let outcome = session.drive(&mut inbound, tx, Mode::Stream).await;
     tracing::Span::current().record("plies", session.game.ply());
     Some(outcome)
 }
@@ -291,6 +396,19 @@ struct Session {
     illegal: [u32; 2],
 }
 
+/// How a session meets the client's turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Play: it waits for the client's move (within the move timeout); a
+    /// client that half-closed its side resigns.
+    Stream,
+    /// PlayStep: the client's messages are the call's (none for a start,
+    /// one for a turn); once they are used up, the call ends at the
+    /// client's turn ([`Outcome::Paused`]). `announce`: the first state is
+    /// sent (a start), not only the states after moves (a turn).
+    Step { announce: bool },
+}
+
 /// What handling a client message led to.
 enum Handled {
     /// Nothing changed (a rejected move): keep waiting.
@@ -302,12 +420,14 @@ enum Handled {
 }
 
 impl Session {
-    /// Starts or resumes the game of the stream's first message.
+    /// Starts or resumes the game of the stream's first message; with how
+    /// it began (`start` or `resume`, a label of
+    /// `stonegame_play_games_started_total`).
     async fn begin(
         state: &Arc<State>,
         first: pb::PlayRequest,
         cancel: &CancelFlag,
-    ) -> Result<Session, Status> {
+    ) -> Result<(Session, &'static str), Status> {
         let limits = &state.limits;
         let (start, resumed, how) = match first.action {
             Some(Action::Start(start)) => (PlayStart::try_from((start, limits))?, None, "start"),
@@ -384,12 +504,11 @@ impl Session {
             })
             .await?
             .map_err(RequestError::State)?;
-        state.metrics.play_game_started(how);
         // The cone bound was admitted for the build; from now on the
         // session holds what its game holds (see Session::sync_memory).
         let mut memory = memory;
         memory.resize(piles_of_bytes(game.heap_bytes() as u64));
-        Ok(Session {
+        let session = Session {
             state: Arc::clone(state),
             game,
             _row: prepared,
@@ -404,7 +523,8 @@ impl Session {
             timeout: Duration::from_millis(u64::from(move_timeout_ms)),
             digest: short,
             illegal: [0, 0],
-        })
+        };
+        Ok((session, how))
     }
 
     /// Makes the session's memory reservation what its game holds now (a
@@ -477,8 +597,12 @@ impl Session {
         }
     }
 
-    /// Plays the game to its end (or until the client goes away).
-    async fn drive(&mut self, inbound: &mut Streaming<pb::PlayRequest>, tx: &Tx) -> Outcome {
+    /// Plays the game to its end (or until the client goes away; in
+    /// [`Mode::Step`], until the client's turn once its messages are used).
+    async fn drive<S>(&mut self, inbound: &mut S, tx: &Tx, mode: Mode) -> Outcome
+    where
+        S: Stream<Item = Result<pb::PlayRequest, Status>> + Unpin,
+    {
         macro_rules! send {
             ($event:expr) => {
                 if tx.send(Ok($event)).await.is_err() {
@@ -486,7 +610,9 @@ impl Session {
                 }
             };
         }
-        send!(self.state_event(None));
+        if mode != (Mode::Step { announce: false }) {
+            send!(self.state_event(None));
+        }
         // The client has half-closed its side: it can no longer move.
         let mut closed = false;
         let mut bot_moves = 0u32;
@@ -501,9 +627,10 @@ impl Session {
                 // Messages that came in meanwhile (a move out of turn, a
                 // resignation) are answered first.
                 while !closed {
-                    let Some(next) = inbound.message().now_or_never() else {
+                    let Some(next) = inbound.next().now_or_never() else {
                         break;
                     };
+                    let next = next.transpose();
                     match self.received(next, tx, &mut closed).await {
                         Handled::Over(outcome) => return outcome,
                         Handled::Wait | Handled::Played => {}
@@ -524,6 +651,11 @@ impl Session {
             // The client's turn, within its move timeout.
             let deadline = Instant::now() + self.timeout;
             loop {
+                if closed && mode != Mode::Stream {
+                    // A PlayStep call ends here; the game goes on in the
+                    // client's next call.
+                    return Outcome::Paused;
+                }
                 if closed {
                     // A client that half-closed resigns when it is to move.
                     let winner = other(mover);
@@ -537,7 +669,7 @@ impl Session {
                         send!(self.over_event(other(mover), pb::EndReason::Timeout));
                         return Outcome::Over(pb::EndReason::Timeout);
                     }
-                    next = inbound.message() => next,
+                    next = inbound.next() => next.transpose(),
                 };
                 match self.received(next, tx, &mut closed).await {
                     Handled::Wait => {}
