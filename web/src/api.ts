@@ -31,8 +31,10 @@ export function codeName(code: Code): string {
 
 /** The server's retry hint in ms: the `retry-after-ms` header or trailer, else the message. */
 export function retryAfterMs(err: ConnectError): number | null {
-  const v = err.metadata.get("retry-after-ms");
-  if (v !== null && /^\s*\d+\s*$/.test(v)) return Number(v);
+  // Headers and trailers are merged into the metadata, so a value sent in
+  // both reads as "1500, 1500": take the first.
+  const v = /^\s*(\d+)\s*(?:,|$)/.exec(err.metadata.get("retry-after-ms") ?? "");
+  if (v) return Number(v[1]);
   const m = /retry (?:after|in) (\d+) ?ms/i.exec(err.rawMessage);
   return m ? Number(m[1]) : null;
 }

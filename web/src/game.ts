@@ -271,21 +271,25 @@ export function deserializeGame(text: string | null): Game | null {
 export function shortSize(v: bigint): string {
   if (v < 100_000n) return v.toString();
   const units: [bigint, string][] = [
-    [1_000_000_000_000_000_000n, "E"],
-    [1_000_000_000_000_000n, "P"],
     [1_000_000_000_000n, "T"],
-    [1_000_000_000n, "G"],
+    [1_000_000_000n, "B"],
     [1_000_000n, "M"],
     [1_000n, "k"],
   ];
   for (const [u, name] of units) {
-    if (v >= u) {
-      const hundredths = (v * 100n) / u; // floor, so a size is never overstated
-      const whole = hundredths / 100n;
-      if (whole >= 100n) return `${whole}${name}`;
-      if (whole >= 10n) return `${whole}.${(hundredths / 10n) % 10n}${name}`;
-      return `${whole}.${(hundredths % 100n).toString().padStart(2, "0")}${name}`;
-    }
+    if (v >= u && v < u * 1000n) return scaled(v, u, name);
   }
-  return v.toString();
+  // 10^15 and more: scientific, e.g. "9.22e18".
+  const digits = v.toString();
+  const exp = digits.length - 1;
+  return `${digits[0]}.${digits.slice(1, 3)}e${exp}`;
+}
+
+/** v / u with 3 significant digits, rounded down so a size is never overstated. */
+function scaled(v: bigint, u: bigint, name: string): string {
+  const hundredths = (v * 100n) / u;
+  const whole = hundredths / 100n;
+  if (whole >= 100n) return `${whole}${name}`;
+  if (whole >= 10n) return `${whole}.${(hundredths / 10n) % 10n}${name}`;
+  return `${whole}.${(hundredths % 100n).toString().padStart(2, "0")}${name}`;
 }

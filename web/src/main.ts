@@ -166,6 +166,8 @@ function updateControls(): void {
 
 /** Piles drawn at each end of a long row; the middle becomes an ellipsis. */
 const END_WINDOW = 60;
+/** Up to this many live piles are drawn in one window; more are split in two. */
+const FIT_WIDE = 18;
 /** Stones drawn in the tallest stack; larger piles are capped. */
 const MAX_STONES = 12;
 
@@ -237,18 +239,32 @@ function drawBoard(): void {
     if (i === p.lastPile && g.variant === "two-ends") return "right";
     return null;
   };
-  const frag = document.createDocumentFragment();
-  const add = (i: number) => frag.append(pileElement(g, i, sizeAt(g.row, p, i), endOf(i)));
-  if (n <= 2 * END_WINDOW) {
-    for (let i = p.firstPile; i <= p.lastPile; i++) add(i);
-  } else {
-    for (let i = p.firstPile; i < p.firstPile + END_WINDOW; i++) add(i);
-    frag.append(gapElement(n - 2 * END_WINDOW));
-    for (let i = p.lastPile - END_WINDOW + 1; i <= p.lastPile; i++) add(i);
+  const pileAt = (i: number) => pileElement(g, i, sizeAt(g.row, p, i), endOf(i));
+  if (n <= FIT_WIDE) {
+    const all = windowElement("all");
+    for (let i = p.firstPile; i <= p.lastPile; i++) all.append(pileAt(i));
+    board.append(all);
+    return;
   }
-  board.append(frag);
-  // A long row scrolls; keep the left end in view after a redraw.
-  board.scrollLeft = 0;
+  // Two windows, each scrolling on its own, so both end piles stay in view.
+  const shown = Math.min(n, 2 * END_WINDOW);
+  const leftCount = Math.ceil(shown / 2);
+  const rightCount = shown - leftCount;
+  const left = windowElement("left");
+  const right = windowElement("right");
+  for (let i = p.firstPile; i < p.firstPile + leftCount; i++) left.append(pileAt(i));
+  for (let i = p.lastPile - rightCount + 1; i <= p.lastPile; i++) right.append(pileAt(i));
+  board.append(left);
+  if (n > shown) board.append(gapElement(n - shown));
+  board.append(right);
+  left.scrollLeft = 0;
+  right.scrollLeft = right.scrollWidth;
+}
+
+function windowElement(which: "all" | "left" | "right"): HTMLElement {
+  const w = document.createElement("div");
+  w.className = `window ${which}`;
+  return w;
 }
 
 function moveItem(e: PlayedEntry, human: Seat): HTMLLIElement {
