@@ -20,10 +20,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         out_dir.join("stonegame_descriptor.bin"),
         fds.encode_to_vec(),
     )?;
+    let encoded = fds.encode_to_vec();
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)
         .bytes(".stonegame.v1.Case.piles_le")
         .compile_fds(fds)?;
+    // The proto3 JSON mapping (serde impls) for the server's Connect JSON.
+    #[cfg(feature = "service")]
+    pbjson_build::Builder::new()
+        .register_descriptors(&encoded)?
+        .build(&[".stonegame.v1"])?;
+    #[cfg(not(feature = "service"))]
+    let _ = encoded;
     Ok(())
 }

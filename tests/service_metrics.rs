@@ -230,7 +230,7 @@ async fn every_counter_moves_by_exactly_the_traffic() {
             .iter()
             .find(|code| {
                 m.get(&format!(
-                    "stonegame_rpc_requests_total{{rpc=\"Check\",code=\"{code}\"}}"
+                    "stonegame_rpc_requests_total{{rpc=\"Check\",code=\"{code}\",protocol=\"grpc\"}}"
                 )) == Some(&1.0)
             })
             .map(|code| code.to_string())
@@ -252,27 +252,28 @@ async fn every_counter_moves_by_exactly_the_traffic() {
 
     let after = scrape(&server).await;
     let check_code = check_ended(&after).unwrap();
-    let check_series =
-        format!("stonegame_rpc_requests_total{{rpc=\"Check\",code=\"{check_code}\"}}");
+    let check_series = format!(
+        "stonegame_rpc_requests_total{{rpc=\"Check\",code=\"{check_code}\",protocol=\"grpc\"}}"
+    );
     let mut want = expect(&[
         (
-            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"OK\"}",
+            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"OK\",protocol=\"grpc\"}",
             1.0,
         ),
         (
-            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}",
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\",protocol=\"grpc\"}",
             2.0,
         ),
         (
-            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"INVALID_ARGUMENT\"}",
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"INVALID_ARGUMENT\",protocol=\"grpc\"}",
             1.0,
         ),
         (
-            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"RESOURCE_EXHAUSTED\"}",
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"RESOURCE_EXHAUSTED\",protocol=\"grpc\"}",
             4.0,
         ),
         (
-            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"UNAVAILABLE\"}",
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"UNAVAILABLE\",protocol=\"grpc\"}",
             1.0,
         ),
         ("stonegame_rpc_duration_seconds_count{rpc=\"Solve\"}", 1.0),
@@ -465,7 +466,7 @@ async fn every_get_tables_call_is_counted_once_however_it_ends() {
         .iter()
         .map(|(code, n)| {
             (
-                format!("stonegame_rpc_requests_total{{rpc=\"GetTables\",code=\"{code}\"}}"),
+                format!("stonegame_rpc_requests_total{{rpc=\"GetTables\",code=\"{code}\",protocol=\"grpc\"}}"),
                 *n,
             )
         })
@@ -676,13 +677,13 @@ async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
             .filter(|k| k.starts_with("stonegame_rpc_requests_total"))
             .collect::<Vec<_>>(),
         [
-            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"OK\"}",
-            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}",
+            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"OK\",protocol=\"grpc\"}",
+            "stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\",protocol=\"grpc\"}",
         ],
         "{m:?}"
     );
     assert_eq!(
-        m["stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\"}"],
+        m["stonegame_rpc_requests_total{rpc=\"SuggestMove\",code=\"OK\",protocol=\"grpc\"}"],
         answered as f64
     );
 

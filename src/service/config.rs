@@ -67,6 +67,8 @@ pub struct Config {
     pub tls: TlsConfig,
     /// Bearer tokens for the StoneGame RPCs (docs/security.md).
     pub auth: AuthConfig,
+    /// The page and browsers' access (docs/web.md).
+    pub web: super::web::WebConfig,
 }
 
 /// TLS of the gRPC listener: off while `cert_file` and `key_file` are
@@ -507,6 +509,12 @@ impl Config {
                     key.len(),
                     crate::service::play::token::MIN_KEY_BYTES
                 ),
+            });
+        }
+        if let Err(problem) = self.web.check() {
+            return Err(ConfigError::Value {
+                key: "web.cors_allowed_origins",
+                problem,
             });
         }
         let tls = &self.tls;

@@ -47,6 +47,7 @@ use tonic::{Code, Status};
 use crate::core::Variant;
 
 use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of, parse_grpc_timeout};
+use super::web::Protocol;
 
 /// The `Content-Type` of a scrape: OpenMetrics text, which Prometheus
 /// prefers and every Prometheus since 2.0 reads.
@@ -169,6 +170,7 @@ pub fn code_name(code: Code) -> &'static str {
 struct RpcCodeLabels {
     rpc: &'static str,
     code: &'static str,
+    protocol: &'static str,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -317,9 +319,13 @@ impl Default for Exported {
         // Every series a dashboard expects exists from the start, at 0, so
         // rate() sees the first increment.
         for rpc in RPCS {
-            let _ = e
-                .rpc_requests
-                .get_or_create(&RpcCodeLabels { rpc, code: "OK" });
+            for protocol in Protocol::ALL {
+                let _ = e.rpc_requests.get_or_create(&RpcCodeLabels {
+                    rpc,
+                    code: "OK",
+                    protocol: protocol.label(),
+                });
+            }
             let _ = e.rpc_duration.get_or_create(&RpcLabels { rpc });
         }
         for variant in [Variant::TwoEnds, Variant::Leftmost] {
@@ -654,12 +660,13 @@ impl Metrics {
     }
 
     /// Counts an RPC that ended with `code` after `elapsed`.
-    pub fn rpc_ended(&self, rpc: &'static str, code: Code, elapsed: Duration) {
+    pub fn rpc_ended(&self, rpc: &'static str, code: Code, protocol: Protocol, elapsed: Duration) {
         self.exported
             .rpc_requests
             .get_or_create(&RpcCodeLabels {
                 rpc,
                 code: code_name(code),
+                protocol: protocol.label(),
             })
             .inc();
         self.exported
@@ -790,7 +797,7 @@ impl Drop for BatchInFlight {
 // ---- counting RPCs ----
 
 /// The `rpc` label of a request path (`/stonegame.v1.StoneGame/Solve`).
-fn rpc_of(path: &str) -> &'static str {
+pub(crate) fn rpc_of(path: &str) -> &'static str {
     let method = path.rsplit('/').next().unwrap_or("");
     RPCS.into_iter().find(|&m| m == method).unwrap_or("other")
 }
@@ -849,6 +856,11 @@ where
         let mut call = Call {
             metrics: Arc::clone(&self.metrics),
             rpc: rpc_of(request.uri().path()),
+            protocol: request
+                .extensions()
+                .get::<Protocol>()
+                .copied()
+                .unwrap_or(Protocol::Grpc),
             started: Instant::now(),
             deadline,
             done: false,
@@ -872,6 +884,7 @@ where
 struct Call {
     metrics: Arc<Metrics>,
     rpc: &'static str,
+    protocol: Protocol,
     started: Instant,
     deadline: Option<Instant>,
     done: bool,
@@ -882,7 +895,7 @@ impl Call {
         if !self.done {
             self.done = true;
             self.metrics
-                .rpc_ended(self.rpc, code, self.started.elapsed());
+                .rpc_ended(self.rpc, code, self.protocol, self.started.elapsed());
         }
     }
 }
@@ -1135,7 +1148,12 @@ mod tests {
         m.count_case(Variant::Leftmost, 7, || Some(()));
         m.count_case(Variant::Leftmost, 7, || None::<()>);
         m.refused(Refusal::BusyCells);
-        m.rpc_ended("Solve", Code::InvalidArgument, Duration::from_millis(3));
+        m.rpc_ended(
+            "Solve",
+            Code::InvalidArgument,
+            Protocol::Grpc,
+            Duration::from_millis(3),
+        );
         let text = m.encode(InFlight {
             cells: 5,
             ..InFlight::default()
@@ -1147,8 +1165,8 @@ mod tests {
             "stonegame_cells_total 13",
             "stonegame_admission_rejected_total{reason=\"busy_cells\"} 1",
             "stonegame_admission_rejected_total{reason=\"shutting_down\"} 0",
-            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"INVALID_ARGUMENT\"} 1",
-            "stonegame_rpc_requests_total{rpc=\"Check\",code=\"OK\"} 0",
+            "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"INVALID_ARGUMENT\",protocol=\"grpc\"} 1",
+            "stonegame_rpc_requests_total{rpc=\"Check\",code=\"OK\",protocol=\"grpc\"} 0",
             "stonegame_rpc_duration_seconds_count{rpc=\"Solve\"} 1",
             "stonegame_rpc_duration_seconds_bucket{le=\"0.005\",rpc=\"Solve\"} 1",
             "stonegame_cells_in_flight 5",
@@ -1200,7 +1218,7 @@ mod tests {
 
     fn count(m: &Metrics, rpc: &str, code: &str) -> bool {
         m.encode(InFlight::default()).contains(&format!(
-            "stonegame_rpc_requests_total{{rpc=\"{rpc}\",code=\"{code}\"}} 1\n"
+            "stonegame_rpc_requests_total{{rpc=\"{rpc}\",code=\"{code}\",protocol=\"grpc\"}} 1\n"
         ))
     }
 

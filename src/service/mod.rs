@@ -54,6 +54,7 @@ pub mod telemetry;
 pub mod tls;
 pub mod transport;
 pub mod validate;
+pub mod web;
 
 /// The generated `stonegame.v1` types, client and server (they live in
 /// [`crate::wire::pb`], shared with the client).

@@ -39,7 +39,7 @@ use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
 use super::tls::{self, Conn};
-use super::{check, generate, play, solve, suggest, tables, transport};
+use super::{check, generate, play, solve, suggest, tables, transport, web};
 
 /// The accepted connections, plaintext or after their TLS handshake.
 /// Accepted connections, plaintext or after their TLS handshake.
@@ -406,10 +406,26 @@ async fn start_with_signal(
     // `max_batches_in_flight_per_stream` batches anyway, and larger windows
     // measured no different.
     // The HTTP/2 limits against hostile clients ([transport]).
-    let mut builder = transport::apply(
-        Server::builder().max_frame_size(MAX_FRAME_SIZE),
+    // HTTP/1.1 too, for gRPC-Web, JSON and the page (browsers speak
+    // HTTP/2 only over TLS).
+    let builder = transport::apply(
+        Server::builder()
+            .max_frame_size(MAX_FRAME_SIZE)
+            .accept_http1(true),
         &config.transport,
     );
+    // In front of the gRPC router, from the outside in: CORS (when origins
+    // are listed), the page, Connect JSON, the protocol mark, gRPC-Web.
+    let mut builder = builder
+        .layer(tower::util::option_layer(web::cors(&config.web)))
+        .layer(web::page::PageLayer::new(config.web.page))
+        .layer(web::connect::ConnectLayer::new(
+            config.limits.max_message_bytes.get(),
+        ))
+        .layer(web::protocol::WebProtocolsLayer::new(Arc::clone(
+            &state.metrics,
+        )))
+        .layer(tonic_web::GrpcWebLayer::new());
     if config.max_connection_age_ms > 0 {
         // tonic sends GOAWAY when a connection reaches this age and lets
         // its RPCs finish, for at most the grace if one is set.

@@ -23,6 +23,9 @@ pub use le::{LeWidth, piles_from_le, piles_to_le};
 pub mod pb {
     #![allow(missing_docs, clippy::all, clippy::pedantic)]
     tonic::include_proto!("stonegame.v1");
+    // The proto3 JSON mapping (serde) of these types, for Connect JSON.
+    #[cfg(feature = "service")]
+    include!(concat!(env!("OUT_DIR"), "/stonegame.v1.serde.rs"));
 
     /// The encoded file descriptor set of `stonegame.proto` (for reflection).
     pub const FILE_DESCRIPTOR_SET: &[u8] =

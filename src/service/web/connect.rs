@@ -1,0 +1,374 @@
+//! The Connect protocol's unary JSON form (docs/web.md), for curl and any
+//! language with an HTTP client: `POST /stonegame.v1.StoneGame/SuggestMove`
+//! with `Content-Type: application/json` and the proto3 JSON mapping of the
+//! request (the serde impls pbjson generates for the prost types); the
+//! answer is the response as JSON, or a Connect error
+//! `{"code": "...", "message": "..."}` with the HTTP status Connect maps
+//! the code to.
+//!
+//! A JSON call is turned into the gRPC call of the same method (the same
+//! headers, `connect-timeout-ms` as `grpc-timeout`) and sent on to the
+//! gRPC router, so bearer tokens, admission, deadlines and metrics are the
+//! ones every other call meets; only the encoding differs.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Bytes;
+use hyper::http;
+use hyper::http::header::{self, HeaderValue};
+use hyper::http::{Method, StatusCode};
+use prost::Message;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tonic::body::Body;
+use tonic::{Code, Status};
+
+use super::Protocol;
+use crate::service::pb;
+
+/// The service whose methods are served as Connect JSON.
+const SERVICE_PATH: &str = "/stonegame.v1.StoneGame/";
+
+/// The unary methods (Connect's unary form carries only these).
+const UNARY: [&str; 1] = ["SuggestMove"];
+
+/// The layer of [`Connect`].
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectLayer {
+    max_request_bytes: usize,
+}
+
+impl ConnectLayer {
+    /// JSON request bodies of at most `max_request_bytes` (as
+    /// `limits.max_message_bytes` bounds a gRPC message).
+    pub fn new(max_request_bytes: usize) -> ConnectLayer {
+        ConnectLayer { max_request_bytes }
+    }
+}
+
+impl<S> tower::Layer<S> for ConnectLayer {
+    type Service = Connect<S>;
+    fn layer(&self, inner: S) -> Connect<S> {
+        Connect {
+            inner,
+            max_request_bytes: self.max_request_bytes,
+        }
+    }
+}
+
+/// Serves the unary StoneGame methods as Connect JSON, passes every other
+/// request on.
+#[derive(Debug, Clone)]
+pub struct Connect<S> {
+    inner: S,
+    max_request_bytes: usize,
+}
+
+/// Is this a Connect JSON request (a POST of `application/json`)?
+fn is_json_post(request: &http::Request<Body>) -> bool {
+    request.method() == Method::POST
+        && request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
+impl<S> tower::Service<http::Request<Body>> for Connect<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+        let path = request.uri().path();
+        let Some(method) = path.strip_prefix(SERVICE_PATH) else {
+            return Box::pin(self.inner.call(request));
+        };
+        if !is_json_post(&request) {
+            return Box::pin(self.inner.call(request));
+        }
+        // The ready service answers this call; a clone waits for the next
+        // (tower's contract for services called from a spawned future).
+        let inner = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, inner);
+        let limit = self.max_request_bytes;
+        match method {
+            "SuggestMove" => Box::pin(unary::<S, pb::SuggestMoveRequest, pb::SuggestMoveResponse>(
+                inner, request, limit,
+            )),
+            other => {
+                let status = Status::unimplemented(format!(
+                    "{other}: Connect JSON serves the unary methods ({}); call {other} over gRPC \
+                     or gRPC-Web (docs/web.md)",
+                    UNARY.join(", ")
+                ));
+                Box::pin(async move { Ok(error_response(&status, None)) })
+            }
+        }
+    }
+}
+
+/// One unary call: JSON in, the gRPC call, JSON out.
+async fn unary<S, Req, Res>(
+    mut inner: S,
+    request: http::Request<Body>,
+    limit: usize,
+) -> Result<http::Response<Body>, Infallible>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
+    Req: Message + DeserializeOwned + Default,
+    Res: Message + Serialize + Default,
+{
+    let (parts, body) = request.into_parts();
+    let bytes = match Limited::new(body, limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            let status = Status::resource_exhausted(format!(
+                "the request body is larger than the limit of {limit} bytes \
+                 (limits.max_message_bytes)"
+            ));
+            return Ok(error_response(&status, None));
+        }
+        Err(e) => {
+            let status = Status::cancelled(format!("the request body was not received: {e}"));
+            return Ok(error_response(&status, None));
+        }
+    };
+    let message: Req = match serde_json::from_slice(&bytes) {
+        Ok(message) => message,
+        Err(e) => {
+            let status = Status::invalid_argument(format!(
+                "the request is not the JSON of a {}: {e}",
+                std::any::type_name::<Req>()
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or("message")
+            ));
+            return Ok(error_response(&status, None));
+        }
+    };
+    let grpc = grpc_request(parts, &message);
+    let response = match inner.call(grpc).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    let (parts, body) = response.into_parts();
+    let collected = match body.collect().await {
+        Ok(collected) => collected,
+        Err(e) => {
+            let status = Status::internal(format!("the response was cut: {e}"));
+            return Ok(error_response(&status, None));
+        }
+    };
+    let trailers = collected.trailers().cloned();
+    let data = collected.to_bytes();
+    // A trailers-only answer (an error before any message) has its status
+    // in the headers.
+    let status = Status::from_header_map(&parts.headers)
+        .or_else(|| trailers.as_ref().and_then(Status::from_header_map))
+        .unwrap_or_else(|| Status::unknown("the call ended without a grpc-status"));
+    if status.code() != Code::Ok {
+        let metadata = trailers.as_ref().unwrap_or(&parts.headers);
+        return Ok(error_response(&status, Some(metadata)));
+    }
+    let decoded = data
+        .get(5..)
+        .filter(|_| data.first() == Some(&0))
+        .and_then(|m| Res::decode(m).ok());
+    let Some(message) = decoded else {
+        let status = Status::internal("the gRPC answer was not one uncompressed message");
+        return Ok(error_response(&status, None));
+    };
+    match serde_json::to_vec(&message) {
+        Ok(json) => Ok(json_response(StatusCode::OK, json)),
+        Err(e) => Ok(error_response(
+            &Status::internal(format!("the answer could not be written as JSON: {e}")),
+            None,
+        )),
+    }
+}
+
+/// The gRPC request of a Connect call: its headers (tokens and all), the
+/// message framed, `connect-timeout-ms` as `grpc-timeout`.
+fn grpc_request<M: Message>(mut parts: http::request::Parts, message: &M) -> http::Request<Body> {
+    let encoded = message.encode_to_vec();
+    let mut framed = Vec::with_capacity(5 + encoded.len());
+    framed.push(0);
+    framed.extend_from_slice(&(encoded.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&encoded);
+    let headers = &mut parts.headers;
+    let timeout = headers
+        .remove("connect-timeout-ms")
+        .and_then(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
+    if let Some(ms) = timeout
+        && let Ok(value) = HeaderValue::from_str(&format!("{}m", ms.min(99_999_999)))
+    {
+        headers.insert("grpc-timeout", value);
+    }
+    headers.remove(header::CONTENT_LENGTH);
+    headers.remove("connect-protocol-version");
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/grpc"),
+    );
+    headers.insert(header::TE, HeaderValue::from_static("trailers"));
+    parts.version = http::Version::HTTP_2;
+    parts.extensions.insert(Protocol::Connect);
+    http::Request::from_parts(parts, Body::new(Full::new(Bytes::from(framed))))
+}
+
+/// The HTTP status Connect maps a code to.
+fn http_status(code: Code) -> StatusCode {
+    match code {
+        Code::Ok => StatusCode::OK,
+        Code::Cancelled => StatusCode::from_u16(499).unwrap_or(StatusCode::BAD_REQUEST),
+        Code::InvalidArgument | Code::FailedPrecondition | Code::OutOfRange => {
+            StatusCode::BAD_REQUEST
+        }
+        Code::DeadlineExceeded => StatusCode::GATEWAY_TIMEOUT,
+        Code::NotFound => StatusCode::NOT_FOUND,
+        Code::AlreadyExists | Code::Aborted => StatusCode::CONFLICT,
+        Code::PermissionDenied => StatusCode::FORBIDDEN,
+        Code::ResourceExhausted => StatusCode::TOO_MANY_REQUESTS,
+        Code::Unimplemented => StatusCode::NOT_IMPLEMENTED,
+        Code::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Code::Unauthenticated => StatusCode::UNAUTHORIZED,
+        Code::Unknown | Code::Internal | Code::DataLoss => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// The Connect name of a code (`invalid_argument`, …).
+fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "ok",
+        Code::Cancelled => "canceled",
+        Code::Unknown => "unknown",
+        Code::InvalidArgument => "invalid_argument",
+        Code::DeadlineExceeded => "deadline_exceeded",
+        Code::NotFound => "not_found",
+        Code::AlreadyExists => "already_exists",
+        Code::PermissionDenied => "permission_denied",
+        Code::ResourceExhausted => "resource_exhausted",
+        Code::FailedPrecondition => "failed_precondition",
+        Code::Aborted => "aborted",
+        Code::OutOfRange => "out_of_range",
+        Code::Unimplemented => "unimplemented",
+        Code::Internal => "internal",
+        Code::Unavailable => "unavailable",
+        Code::DataLoss => "data_loss",
+        Code::Unauthenticated => "unauthenticated",
+    }
+}
+
+/// The error body of Connect.
+#[derive(Serialize)]
+struct ConnectError<'a> {
+    code: &'static str,
+    message: &'a str,
+}
+
+/// A Connect error answer; `retry-after-ms` of the call's metadata, when
+/// it has one, is sent as a header too.
+fn error_response(status: &Status, metadata: Option<&http::HeaderMap>) -> http::Response<Body> {
+    let body = ConnectError {
+        code: code_name(status.code()),
+        message: status.message(),
+    };
+    let json = serde_json::to_vec(&body).unwrap_or_else(|_| b"{\"code\":\"internal\"}".to_vec());
+    let mut response = json_response(http_status(status.code()), json);
+    if let Some(retry) = metadata.and_then(|m| m.get("retry-after-ms")) {
+        response
+            .headers_mut()
+            .insert("retry-after-ms", retry.clone());
+    }
+    response
+}
+
+fn json_response(status: StatusCode, json: Vec<u8>) -> http::Response<Body> {
+    let mut response = http::Response::new(Body::new(Full::new(Bytes::from(json))));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every code maps to the status the Connect protocol lists.
+    #[test]
+    fn codes_map_as_connect_says() {
+        let table = [
+            (Code::Cancelled, 499, "canceled"),
+            (Code::Unknown, 500, "unknown"),
+            (Code::InvalidArgument, 400, "invalid_argument"),
+            (Code::DeadlineExceeded, 504, "deadline_exceeded"),
+            (Code::NotFound, 404, "not_found"),
+            (Code::AlreadyExists, 409, "already_exists"),
+            (Code::PermissionDenied, 403, "permission_denied"),
+            (Code::ResourceExhausted, 429, "resource_exhausted"),
+            (Code::FailedPrecondition, 400, "failed_precondition"),
+            (Code::Aborted, 409, "aborted"),
+            (Code::OutOfRange, 400, "out_of_range"),
+            (Code::Unimplemented, 501, "unimplemented"),
+            (Code::Internal, 500, "internal"),
+            (Code::Unavailable, 503, "unavailable"),
+            (Code::DataLoss, 500, "data_loss"),
+            (Code::Unauthenticated, 401, "unauthenticated"),
+        ];
+        for (code, http, name) in table {
+            assert_eq!(http_status(code).as_u16(), http, "{code:?}");
+            assert_eq!(code_name(code), name);
+        }
+    }
+
+    /// 64-bit integers are read from JSON strings and numbers, written as
+    /// strings; enums by name; field names in lowerCamelCase.
+    #[test]
+    fn the_proto3_json_mapping() {
+        let a: pb::SuggestMoveRequest = serde_json::from_str(
+            r#"{"piles":["3",1,"18446744073709551615"],"variant":"VARIANT_LEFTMOST","seed":"7"}"#,
+        )
+        .expect("JSON");
+        assert_eq!(a.piles, [3, 1, u64::MAX]);
+        assert_eq!(a.variant, pb::Variant::Leftmost as i32);
+        assert_eq!(a.seed, 7);
+        let out = serde_json::to_string(&pb::SuggestMoveResponse {
+            mover_wins: true,
+            chosen: Some(pb::Move {
+                side: pb::Side::Left as i32,
+                take: 3,
+                remaining: 0,
+            }),
+            winning_moves: vec![],
+            explanation: String::new(),
+        })
+        .expect("JSON");
+        assert_eq!(
+            out,
+            r#"{"moverWins":true,"chosen":{"side":"SIDE_LEFT","take":"3"}}"#
+        );
+        let e = serde_json::from_str::<pb::SuggestMoveRequest>("{\"piles\": [1,\n \"x\"]}")
+            .expect_err("not a number");
+        assert!(e.to_string().contains("line 2"), "{e}");
+    }
+}

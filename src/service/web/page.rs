@@ -1,0 +1,224 @@
+//! The page to play the bot (docs/web.md): `GET /` and its assets under
+//! `/assets/`, served from the bundle built into the binary (`web/dist`,
+//! built from `web/` and checked by `web/check`), so `stonegame serve`
+//! needs no files beside it. Every answer carries a strict
+//! Content-Security-Policy: the page loads only its own script and style
+//! and talks only to its own origin. Other requests go on to the services.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use hyper::http;
+use hyper::http::header::{self, HeaderValue};
+use hyper::http::{Method, StatusCode};
+use sha2::{Digest, Sha256};
+use tonic::body::Body;
+
+/// The policy sent with the page: its own script, style and origin only,
+/// no inline code, no framing.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+     style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
+     form-action 'none'; frame-ancestors 'none'";
+
+/// One file of the bundle.
+struct Asset {
+    path: &'static str,
+    content_type: &'static str,
+    bytes: &'static [u8],
+}
+
+/// The bundle, as `web/build` writes it.
+const ASSETS: [Asset; 3] = [
+    Asset {
+        path: "/",
+        content_type: "text/html; charset=utf-8",
+        bytes: include_bytes!("../../../web/dist/index.html"),
+    },
+    Asset {
+        path: "/assets/app.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../web/dist/assets/app.js"),
+    },
+    Asset {
+        path: "/assets/app.css",
+        content_type: "text/css; charset=utf-8",
+        bytes: include_bytes!("../../../web/dist/assets/app.css"),
+    },
+];
+
+/// The asset at `path` (`/index.html` is `/`).
+fn asset(path: &str) -> Option<&'static Asset> {
+    let path = if path == "/index.html" { "/" } else { path };
+    ASSETS.iter().find(|a| a.path == path)
+}
+
+/// A strong validator of an asset's bytes.
+fn etag(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// The answer to a GET or HEAD of `path`: the asset, 304 when the client
+/// has it (`If-None-Match`), 404 for another path under `/assets/`;
+/// `None` for anything else (it goes on to the services).
+fn answer(request: &http::Request<Body>) -> Option<http::Response<Body>> {
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        return None;
+    }
+    let path = request.uri().path();
+    let Some(asset) = asset(path) else {
+        if path.starts_with("/assets/") || path == "/favicon.ico" {
+            return Some(plain(StatusCode::NOT_FOUND, "not found\n"));
+        }
+        return None;
+    };
+    let tag = etag(asset.bytes);
+    let fresh = request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag));
+    let (status, body) = if fresh {
+        (StatusCode::NOT_MODIFIED, Body::empty())
+    } else if request.method() == Method::HEAD {
+        (StatusCode::OK, Body::empty())
+    } else {
+        (
+            StatusCode::OK,
+            Body::new(http_body_util::Full::new(hyper::body::Bytes::from_static(
+                asset.bytes,
+            ))),
+        )
+    };
+    let mut response = http::Response::new(body);
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(asset.content_type),
+    );
+    if status == StatusCode::OK {
+        headers.insert(header::CONTENT_LENGTH, asset.bytes.len().into());
+    }
+    if let Ok(tag) = HeaderValue::from_str(&tag) {
+        headers.insert(header::ETAG, tag);
+    }
+    // Revalidated on every load (cheap: a 304), so a new server version's
+    // page is never mixed with an old cached script.
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    secure(headers);
+    Some(response)
+}
+
+/// The headers every page answer carries.
+fn secure(headers: &mut http::HeaderMap) {
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+}
+
+fn plain(status: StatusCode, text: &'static str) -> http::Response<Body> {
+    let mut response = http::Response::new(Body::new(http_body_util::Full::new(
+        hyper::body::Bytes::from_static(text.as_bytes()),
+    )));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    secure(response.headers_mut());
+    response
+}
+
+/// The layer of [`Page`]; `enabled: false` (`web.page = false`) passes
+/// every request on.
+#[derive(Debug, Clone, Copy)]
+pub struct PageLayer {
+    enabled: bool,
+}
+
+impl PageLayer {
+    /// Serves the page when `enabled`.
+    pub fn new(enabled: bool) -> PageLayer {
+        PageLayer { enabled }
+    }
+}
+
+impl<S> tower::Layer<S> for PageLayer {
+    type Service = Page<S>;
+    fn layer(&self, inner: S) -> Page<S> {
+        Page {
+            inner,
+            enabled: self.enabled,
+        }
+    }
+}
+
+/// Answers the page's requests, passes the others on.
+#[derive(Debug, Clone)]
+pub struct Page<S> {
+    inner: S,
+    enabled: bool,
+}
+
+impl<S> tower::Service<http::Request<Body>> for Page<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+        if self.enabled
+            && let Some(response) = answer(&request)
+        {
+            return Box::pin(async move { Ok(response) });
+        }
+        Box::pin(self.inner.call(request))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundle_is_small_and_self_contained() {
+        let total: usize = ASSETS.iter().map(|a| a.bytes.len()).sum();
+        assert!(total < 200 * 1024, "the bundle is {total} bytes");
+        let html = std::str::from_utf8(ASSETS[0].bytes).expect("UTF-8");
+        assert!(html.contains("assets/app.js") && html.contains("assets/app.css"));
+        for asset in &ASSETS {
+            let text = String::from_utf8_lossy(asset.bytes);
+            // Nothing loaded from another origin (the policy would block it).
+            for scheme in ["http://", "https://"] {
+                for attr in ["src=\"", "href=\"", "url(", "@import"] {
+                    assert!(
+                        !text.contains(&format!("{attr}{scheme}")),
+                        "{} loads from elsewhere",
+                        asset.path
+                    );
+                }
+            }
+        }
+    }
+}

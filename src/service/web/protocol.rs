@@ -1,0 +1,147 @@
+//! Which protocol a call came in (gRPC, gRPC-Web or Connect): a request
+//! extension set here, before gRPC-Web is translated away, and read where
+//! the RPCs are counted (the `protocol` label). Streams that gRPC-Web
+//! cannot carry (client-streaming and bidirectional: Solve, Check, Play)
+//! are answered here with UNIMPLEMENTED and what to use instead.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use hyper::http;
+use hyper::http::header::CONTENT_TYPE;
+use tonic::body::Body;
+use tonic::{Code, Status};
+
+use crate::service::metrics::{Metrics, rpc_of};
+
+/// The protocol of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// gRPC over HTTP/2.
+    Grpc,
+    /// gRPC-Web (`application/grpc-web…`), over HTTP/1.1 or HTTP/2.
+    GrpcWeb,
+    /// The Connect protocol's unary JSON form.
+    Connect,
+}
+
+impl Protocol {
+    /// Every protocol, in label order.
+    pub const ALL: [Protocol; 3] = [Protocol::Grpc, Protocol::GrpcWeb, Protocol::Connect];
+
+    /// The `protocol` label value.
+    pub fn label(self) -> &'static str {
+        match self {
+            Protocol::Grpc => "grpc",
+            Protocol::GrpcWeb => "grpc_web",
+            Protocol::Connect => "connect",
+        }
+    }
+
+    /// The protocol a request names by its content type (a Connect call is
+    /// marked by [`super::connect`] before it gets here).
+    fn of(request: &http::Request<Body>) -> Protocol {
+        if let Some(&marked) = request.extensions().get::<Protocol>() {
+            return marked;
+        }
+        let grpc_web = request
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("application/grpc-web"));
+        if grpc_web {
+            Protocol::GrpcWeb
+        } else {
+            Protocol::Grpc
+        }
+    }
+}
+
+/// The StoneGame methods a gRPC-Web client cannot call, and what to use.
+fn web_refusal(rpc: &str) -> Option<&'static str> {
+    match rpc {
+        "Play" => Some(
+            "Play is a bidirectional stream, which gRPC-Web cannot carry: play one call per \
+             turn with PlayStep (docs/web.md)",
+        ),
+        "Solve" => Some(
+            "Solve is a bidirectional stream, which gRPC-Web cannot carry: ask SuggestMove per \
+             position, or call Solve over gRPC (docs/web.md)",
+        ),
+        "Check" => Some(
+            "Check is a client stream, which gRPC-Web cannot carry: call it over gRPC, or run \
+             `stonegame check` (docs/web.md)",
+        ),
+        _ => None,
+    }
+}
+
+/// Marks each request with its [`Protocol`] and refuses the streams
+/// gRPC-Web cannot carry.
+#[derive(Debug, Clone)]
+pub struct WebProtocols<S> {
+    inner: S,
+    metrics: Arc<Metrics>,
+}
+
+/// The layer of [`WebProtocols`].
+#[derive(Debug, Clone)]
+pub struct WebProtocolsLayer {
+    metrics: Arc<Metrics>,
+}
+
+impl WebProtocolsLayer {
+    /// Refusals are counted in `metrics`.
+    pub fn new(metrics: Arc<Metrics>) -> WebProtocolsLayer {
+        WebProtocolsLayer { metrics }
+    }
+}
+
+impl<S> tower::Layer<S> for WebProtocolsLayer {
+    type Service = WebProtocols<S>;
+    fn layer(&self, inner: S) -> WebProtocols<S> {
+        WebProtocols {
+            inner,
+            metrics: Arc::clone(&self.metrics),
+        }
+    }
+}
+
+impl<S> tower::Service<http::Request<Body>> for WebProtocols<S>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: http::Request<Body>) -> Self::Future {
+        let protocol = Protocol::of(&request);
+        request.extensions_mut().insert(protocol);
+        let path = request.uri().path();
+        if protocol == Protocol::GrpcWeb
+            && path.starts_with("/stonegame.v1.StoneGame/")
+            && let Some(why) = web_refusal(rpc_of(path))
+        {
+            self.metrics
+                .rpc_ended(rpc_of(path), Code::Unimplemented, protocol, Duration::ZERO);
+            let mut response = Status::unimplemented(why).into_http::<Body>();
+            if let Some(content_type) = request.headers().get(CONTENT_TYPE) {
+                response
+                    .headers_mut()
+                    .insert(CONTENT_TYPE, content_type.clone());
+            }
+            return Box::pin(async move { Ok(response) });
+        }
+        Box::pin(self.inner.call(request))
+    }
+}
