@@ -477,7 +477,9 @@ async fn every_get_tables_call_is_counted_once_however_it_ends() {
     // ends it. The count must then be exact.
     drop(client);
     let mut counted = BTreeMap::new();
-    for _ in 0..500 {
+    // Up to two minutes: on a loaded machine (CI beside other builds) the
+    // last abandoned tables may take seconds to see their cancellation.
+    for _ in 0..6_000 {
         counted = moved(&before, &scrape(&server).await)
             .into_iter()
             .filter(|(k, _)| k.starts_with("stonegame_rpc_requests_total{rpc=\"GetTables\""))
