@@ -3,7 +3,8 @@
 //! stream flood past `max_concurrent_streams`, a client that never reads,
 //! slow headers and slow bodies (slowloris), oversized metadata, a message
 //! whose length prefix claims 2 GB, a Solve stream that sends forever
-//! without reading, and 1,000 connections at once.
+//! without reading, 1,000 connections at once, and on HTTP/1.1 (gRPC-Web,
+//! JSON, the page) slow and huge request heads and idle connections.
 //!
 //! Every attack ends with the same two checks: the server still answers a
 //! normal Solve with the offline solver's verdicts ([`assert_serves`]), and
@@ -712,6 +713,103 @@ async fn slow_headers_are_cut_by_the_handshake_deadline_and_keepalive() {
     assert_eq!(closed(&headers), 100);
     assert!(pinged(&headers) > 0);
     server.assert_survived("slow headers").await;
+}
+
+/// Reads from `sock` until the server closes it (or `HANG_GUARD`): the
+/// bytes it sent before closing, and whether it closed.
+fn read_until_closed(sock: &mut TcpStream) -> (Vec<u8>, bool) {
+    sock.set_read_timeout(Some(HANG_GUARD)).expect("timeout");
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match sock.read(&mut chunk) {
+            Ok(0) => return (got, true),
+            Ok(k) => got.extend_from_slice(&chunk[..k]),
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::TimedOut => {
+                return (got, false);
+            }
+            Err(_) => return (got, true),
+        }
+    }
+}
+
+/// One HTTP/1.1 request on `sock` and its whole answer (the page: a
+/// Content-Length body).
+fn http1_get(sock: &mut TcpStream, path: &str) -> String {
+    write!(sock, "GET {path} HTTP/1.1\r\nHost: stonegame\r\n\r\n").expect("write");
+    sock.set_read_timeout(Some(HANG_GUARD)).expect("timeout");
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let k = sock.read(&mut chunk).expect("an answer");
+        assert!(k > 0, "closed before the answer");
+        got.extend_from_slice(&chunk[..k]);
+        let text = String::from_utf8_lossy(&got);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .expect("a content length");
+            if body.len() >= length {
+                return head.to_string();
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http1_slow_heads_huge_heads_and_idle_connections_are_closed() {
+    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP1_KEEPALIVE_TIMEOUT_MS", "1000")]);
+    let addr = server.addr.clone();
+    let (slow, huge, idle, kept) = blocking(move || {
+        // 100 connections trickling an HTTP/1.1 head, a byte every 100 ms
+        // (the whole would take 6 s; the deadline is 1 s from its start).
+        let head = b"GET / HTTP/1.1\r\nHost: stonegame\r\nX-Pad: pppppppppppppppppp\r\n\r\n";
+        let slow = raw::trickle(&addr, 100, &[], head, Duration::from_millis(100));
+        let slow = slow.iter().filter(|s| s.closed).count();
+        // A head of 20,000 bytes (max_header_list_size is 16,384).
+        let mut sock = TcpStream::connect(&addr).expect("connects");
+        let mut big = b"GET / HTTP/1.1\r\nX-Big: ".to_vec();
+        big.resize(20_000, b'b');
+        let _ = sock.write_all(&big);
+        let (answer, huge) = read_until_closed(&mut sock);
+        assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+        // 50 connections: two requests each on one connection (kept alive
+        // between them), then silence: closed after the keep-alive time.
+        let mut conns = Vec::new();
+        let mut kept = 0;
+        for _ in 0..50 {
+            let mut sock = TcpStream::connect(&addr).expect("connects");
+            for _ in 0..2 {
+                let head = http1_get(&mut sock, "/");
+                assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            }
+            kept += 1;
+            conns.push(sock);
+        }
+        let idle = conns
+            .iter_mut()
+            .map(|sock| read_until_closed(sock).1)
+            .filter(|&closed| closed)
+            .count();
+        (slow, huge, idle, kept)
+    })
+    .await
+    .expect("HTTP/1.1 attacks");
+    println!(
+        "HTTP/1.1: slow heads on 100 connections: {slow} closed; a 20,000-byte head: closed \
+         {huge}; 50 connections served twice each ({kept}), then idle: {idle} closed"
+    );
+    assert_eq!(slow, 100);
+    assert!(huge);
+    assert_eq!((kept, idle), (50, 50));
+    server
+        .assert_survived("HTTP/1.1 slow heads, huge heads, idle connections")
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

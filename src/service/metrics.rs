@@ -1051,7 +1051,6 @@ macro_rules! forward_async_write {
         }
     };
 }
-pub(crate) use forward_async_write;
 
 forward_async_write!(impl for CountedConn);
 

@@ -38,6 +38,7 @@ pub mod auth;
 pub mod check;
 pub mod clients;
 pub mod config;
+pub mod conn_watch;
 pub mod convert;
 pub mod generate;
 pub mod limits;

@@ -15,6 +15,10 @@
 //!   file descriptors), and a deadline for the HTTP/2 preface
 //!   ([`Guarded`]): neither hyper nor h2 time out a connection that never
 //!   finishes its handshake, and keepalive pings only start after it.
+//!   On HTTP/1.1 connections (gRPC-Web, JSON, the page) the same deadline
+//!   bounds each request head, `max_header_list_size` its length, and
+//!   `http1_keepalive_timeout_ms` the wait for the next request
+//!   ([`super::conn_watch`]).
 
 use std::future::Future;
 use std::io;
@@ -32,10 +36,8 @@ use tokio::time::Sleep;
 use tonic::transport::Server;
 use tonic::transport::server::{Connected, TcpIncoming};
 
-/// The client connection preface (24 bytes) and the frame header of the
-/// SETTINGS frame that must follow it (9): what a client must send within
-/// `handshake_timeout_ms` of being accepted.
-pub const PREFACE_BYTES: u64 = 24 + 9;
+pub use super::conn_watch::PREFACE_BYTES;
+use super::conn_watch::{ConnWatch, Deadline, Limits as WatchLimits};
 
 /// The `[transport]` table: HTTP/2 and TCP limits against hostile clients.
 /// Durations in ms; 0 turns the feature off where that is allowed.
@@ -66,8 +68,12 @@ pub struct TransportConfig {
     /// `TCP_NODELAY` on accepted sockets.
     pub tcp_nodelay: bool,
     /// A connection that has not sent the HTTP/2 preface and a frame
-    /// header within this is closed; 0 = no deadline.
+    /// header within this is closed, as is an HTTP/1.1 request head not
+    /// complete this long after its first byte; 0 = no deadline.
     pub handshake_timeout_ms: u64,
+    /// An HTTP/1.1 connection that sends no next request this long after
+    /// an answer is closed (keep-alive idle); 0 = never.
+    pub http1_keepalive_timeout_ms: u64,
     /// Client connections open at once; a connection accepted beyond it is
     /// closed at once.
     pub max_connections: NonZeroUsize,
@@ -120,7 +126,7 @@ struct Gate {
 pub struct Incoming<S> {
     inner: S,
     gate: Arc<Gate>,
-    handshake: Option<Duration>,
+    watch: WatchLimits,
     backoff: Option<Pin<Box<Sleep>>>,
 }
 
@@ -134,7 +140,11 @@ impl<S> Incoming<S> {
                 max: config.max_connections.get(),
                 refusing: AtomicBool::new(false),
             }),
-            handshake: ms(config.handshake_timeout_ms),
+            watch: WatchLimits {
+                handshake: ms(config.handshake_timeout_ms),
+                max_head_bytes: config.max_header_list_size.get() as usize,
+                keepalive: ms(config.http1_keepalive_timeout_ms),
+            },
             backoff: None,
         }
     }
@@ -183,12 +193,13 @@ where
             }
             gate.refusing.store(false, Ordering::Relaxed);
             let deadline = this
+                .watch
                 .handshake
                 .map(|d| Box::pin(tokio::time::sleep(d)) as Pin<Box<Sleep>>);
             return Poll::Ready(Some(Ok(Guarded {
                 io,
                 gate: Arc::clone(&this.gate),
-                read: 0,
+                watch: Some(ConnWatch::new(this.watch)),
                 deadline,
             })));
         }
@@ -196,13 +207,39 @@ where
 }
 
 /// An accepted connection: counted against `max_connections` while open,
-/// and closed (its reads fail with `TimedOut`) if it has not sent
-/// [`PREFACE_BYTES`] by its handshake deadline.
+/// and closed (its reads fail) when it misses a deadline its
+/// [`ConnWatch`] sets: the HTTP/2 preface, an HTTP/1.1 request head (in
+/// time and not too long), the next HTTP/1.1 request after an answer.
 pub struct Guarded<IO> {
     io: IO,
     gate: Arc<Gate>,
-    read: u64,
+    /// `None` once nothing is left to watch (HTTP/2 past its preface).
+    watch: Option<ConnWatch>,
     deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl<IO> Guarded<IO> {
+    /// Applies what the watch said to the deadline; a new deadline is
+    /// polled once so that it wakes this connection's task.
+    fn apply(&mut self, deadline: Deadline, cx: &mut Context<'_>) {
+        match deadline {
+            Deadline::Keep => {}
+            Deadline::Clear => self.deadline = None,
+            Deadline::Set(d) => {
+                let at = tokio::time::Instant::now() + d;
+                match &mut self.deadline {
+                    Some(sleep) => sleep.as_mut().reset(at),
+                    None => self.deadline = Some(Box::pin(tokio::time::sleep_until(at))),
+                }
+                if let Some(sleep) = &mut self.deadline {
+                    let _ = sleep.as_mut().poll(cx);
+                }
+            }
+        }
+        if self.watch.as_ref().is_some_and(ConnWatch::is_done) {
+            self.watch = None;
+        }
+    }
 }
 
 impl<IO> Drop for Guarded<IO> {
@@ -228,26 +265,75 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Guarded<IO> {
         let this = &mut *self;
         let before = buf.filled().len();
         let polled = Pin::new(&mut this.io).poll_read(cx, buf);
-        if let Some(deadline) = &mut this.deadline {
-            this.read += (buf.filled().len() - before) as u64;
-            if this.read >= PREFACE_BYTES {
-                this.deadline = None;
-            } else if polled.is_pending() && deadline.as_mut().poll(cx).is_ready() {
-                tracing::debug!(
-                    bytes = this.read,
-                    "no HTTP/2 preface by the handshake deadline: closing the connection"
-                );
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "no HTTP/2 preface by the handshake deadline",
-                )));
+        if let Some(watch) = &mut this.watch {
+            match watch.read(&buf.filled()[before..]) {
+                Ok(deadline) => this.apply(deadline, cx),
+                Err(closed) => {
+                    tracing::debug!(%closed, "closing the connection");
+                    return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, closed)));
+                }
             }
+        }
+        if polled.is_pending()
+            && let Some(deadline) = &mut this.deadline
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            tracing::debug!(
+                "no request in time (an HTTP/2 preface, an HTTP/1.1 head or the next request): closing the connection"
+            );
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "no HTTP/2 preface, HTTP/1.1 request head or next request by its deadline",
+            )));
         }
         polled
     }
 }
 
-super::metrics::forward_async_write!(impl<IO> for Guarded<IO>);
+impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.wrote(&polled, cx);
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.wrote(&polled, cx);
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+impl<IO> Guarded<IO> {
+    fn wrote(&mut self, polled: &Poll<io::Result<usize>>, cx: &mut Context<'_>) {
+        if let (Poll::Ready(Ok(n)), Some(watch)) = (polled, &mut self.watch)
+            && *n > 0
+        {
+            let deadline = watch.wrote();
+            self.apply(deadline, cx);
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -300,6 +386,7 @@ mod tests {
             "http2_keepalive_interval_ms",
             "tcp_keepalive_ms",
             "handshake_timeout_ms",
+            "http1_keepalive_timeout_ms",
             "request_timeout_ms",
         ] {
             load(key, "0").expect(key);
@@ -338,10 +425,10 @@ mod tests {
         let (server, mut client) = tokio::io::duplex(256);
         let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &config(8, 20));
         let mut conn = incoming.next().await.expect("one").expect("ok");
-        client
-            .write_all(&[0u8; PREFACE_BYTES as usize])
-            .await
-            .unwrap();
+        let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        preface.extend_from_slice(&[0; 9]);
+        assert_eq!(preface.len() as u64, PREFACE_BYTES);
+        client.write_all(&preface).await.unwrap();
         let mut buf = vec![0u8; 64];
         let mut got = 0;
         while got < PREFACE_BYTES as usize {
@@ -350,5 +437,50 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(60)).await;
         client.write_all(b"x").await.unwrap();
         assert_eq!(conn.read(&mut buf).await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn http1_heads_are_timed_and_an_idle_connection_closes() {
+        use tokio::io::AsyncWriteExt;
+        let mut c = config(8, 40);
+        c.http1_keepalive_timeout_ms = 40;
+        // A head that never ends: closed at the deadline.
+        let (server, mut client) = tokio::io::duplex(256);
+        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &c);
+        let mut conn = incoming.next().await.expect("one").expect("ok");
+        client
+            .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .unwrap();
+        let mut buf = vec![0u8; 256];
+        assert!(conn.read(&mut buf).await.unwrap() > 0);
+        let e = conn.read(&mut buf).await.expect_err("times out");
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        // A whole head, handled for longer than the deadline, answered;
+        // then silence: closed after the keep-alive time.
+        let (server, mut client) = tokio::io::duplex(256);
+        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &c);
+        let mut conn = incoming.next().await.expect("one").expect("ok");
+        client.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
+        assert!(conn.read(&mut buf).await.unwrap() > 0);
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        conn.write_all(b"HTTP/1.1 200 OK\r\n\r\n").await.unwrap();
+        let e = conn.read(&mut buf).await.expect_err("idle");
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        // Too long a head: refused at once.
+        let (server, mut client) = tokio::io::duplex(1 << 16);
+        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &c);
+        let mut conn = incoming.next().await.expect("one").expect("ok");
+        let mut head = b"GET / HTTP/1.1\r\nX: ".to_vec();
+        head.resize(20_000, b'a');
+        client.write_all(&head).await.unwrap();
+        let mut big = vec![0u8; 1 << 16];
+        let e = loop {
+            match conn.read(&mut big).await {
+                Ok(_) => continue,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
     }
 }
