@@ -44,7 +44,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 
 # How long one wait may take (page load, a turn, a hint). Only a bound so
 # that a broken page fails instead of hanging; no assertion is about time.
-WAIT = 30
+WAIT = 60
 POLL = 0.05
 
 TWO_ENDS = "two-ends"
@@ -326,6 +326,7 @@ def play_turn(page, game, side, take):
 def check_page(s, game):
     assert s.piles == game.piles, f"piles {s.piles}, expected {game.piles}"
     assert len(s.moves) == game.plies, f"{len(s.moves)} moves listed, {game.plies} played: {s}"
+    assert s.blunders == game.blunders, f"li.blunder at {s.blunders}, the blunders were {game.blunders}: {s}"
     if s.says("you won", "you lost"):
         assert game.over() or s.says("resign"), f"game over with piles left: {s}"
 
@@ -438,6 +439,7 @@ def scenario_reload(page):
         "the game restored after the reload",
         lambda s: s if s.says("your move") and s.piles == game.piles and len(s.moves) == plies else None,
     )
+    check_page(s, game)
     s = play_hints_to_end(page, game)
     assert s.says("you won"), f"the reloaded game was not won with the hints: {s}"
     return f"reloaded {row} after {plies} plies, won in {game.plies}"
@@ -470,7 +472,7 @@ def make_driver():
         "--headless=new",
         "--no-sandbox",
         "--disable-dev-shm-usage",
-        "--window-size=1280,900",
+        "--window-size=1280,1100",
         "--no-first-run",
         "--disable-extensions",
     ):
