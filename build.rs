@@ -27,11 +27,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .bytes(".stonegame.v1.Case.piles_le")
         .compile_fds(fds)?;
     // The proto3 JSON mapping (serde impls) for the server's Connect JSON.
-    #[cfg(feature = "service")]
+    #[cfg(feature = "json")]
     pbjson_build::Builder::new()
         .register_descriptors(&encoded)?
         .build(&[".stonegame.v1"])?;
-    #[cfg(not(feature = "service"))]
+    #[cfg(not(feature = "json"))]
     let _ = encoded;
     Ok(())
 }

@@ -52,6 +52,49 @@ async fn closed_loop_sends_exactly_the_requests() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_web_and_json_send_exactly_the_requests() {
+    use stonegame::client::web::WebProtocol;
+    let server = common::server(|_| {}).await;
+    let url = format!("http://{}", server.addr);
+    let mut expected = 0;
+    for protocol in [WebProtocol::GrpcWeb, WebProtocol::Json] {
+        for rate in [None, Some(2_000.0)] {
+            let spec = LoadSpec {
+                protocol,
+                rate,
+                ..LoadSpec::closed(LoadRpc::Suggest, 6, 40, 30)
+            };
+            let r = loadtest(&url, &spec).await.unwrap();
+            well_formed(&r, 40);
+            expected += 40;
+            assert_eq!(completed(&server), expected, "{spec:?}");
+        }
+        // Measured on SuggestMove only; one http:// URL.
+        let health = LoadSpec {
+            protocol,
+            ..LoadSpec::closed(LoadRpc::Health, 1, 1, 0)
+        };
+        let e = loadtest(&url, &health).await.unwrap_err();
+        assert!(e.to_string().contains("SuggestMove only"), "{e}");
+        let spec = LoadSpec {
+            protocol,
+            ..LoadSpec::closed(LoadRpc::Suggest, 1, 1, 3)
+        };
+        let e = loadtest(&format!("https://{}", server.addr), &spec)
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("http://HOST:PORT"), "{e}");
+    }
+    let text = server.state.encode_metrics();
+    for protocol in ["grpc_web", "connect"] {
+        let line = format!(
+            "stonegame_rpc_requests_total{{rpc=\"SuggestMove\",code=\"OK\",protocol=\"{protocol}\"}} 80"
+        );
+        assert!(text.contains(&line), "{line}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_loop_sends_exactly_the_requests_on_schedule() {
     let server = common::server(|_| {}).await;
     let url = server.addr.to_string();

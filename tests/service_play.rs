@@ -1493,3 +1493,82 @@ async fn play_step_turns_resign_replay_and_refuse() {
     // No Play session is held by PlayStep calls.
     assert_eq!(Metrics::get(&server.metrics.play_sessions), 0);
 }
+
+/// The figures of docs/benchmarks.md ("PlayStep"): the time of one
+/// PlayStep turn (the client's move and the bot's reply, the row sent
+/// again each turn) beside one turn of a Play stream on the same row, at
+/// n = 1,000 and 200,000. Prints, asserts nothing about time:
+/// `cargo test --release --test service_play play_step_figures -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "figures, run by hand"]
+async fn play_step_figures() {
+    use pb::play_step_request::Step;
+    use std::time::{Duration, Instant};
+    let (_server, mut client) = server_and_client(with_key(KEY)).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for (n, turns) in [(1_000usize, 400u32), (200_000, 40)] {
+        let row: Vec<u64> = (0..n)
+            .map(|_| rng.random_range(1..=1_000_000_000))
+            .collect();
+        let game = pb::StartGame {
+            strength: Some(1.0),
+            seed: 3,
+            analysis: false,
+            ..start(&row, Variant::TwoEnds, pb::Seat::First)
+        };
+        // The row's sweep once (cached afterwards), then the turns.
+        let t = Instant::now();
+        let first = step(&mut client, Step::Start(game.clone())).await.unwrap();
+        let start = t.elapsed();
+        let Some(Event::State(mut state)) = first.last().cloned() else {
+            panic!("{first:?}")
+        };
+        let mut per_turn = Vec::new();
+        for _ in 0..turns {
+            if state.left_size == 0 {
+                break;
+            }
+            let action = pb::turn::Action::Move(submit(state.ply, Side::Left, 1));
+            let t = Instant::now();
+            let events = step(&mut client, turn(&row, &state.state_token, action))
+                .await
+                .unwrap();
+            per_turn.push(t.elapsed());
+            match events.last() {
+                Some(Event::State(s)) => state = s.clone(),
+                _ => break,
+            }
+        }
+        // The same turns on a Play stream: a move, the two GameStates.
+        let mut s = Stream::open(&mut client, Action::Start(game))
+            .await
+            .unwrap();
+        let mut now = s.state().await;
+        let mut per_move = Vec::new();
+        for _ in 0..turns {
+            if now.left_size == 0 {
+                break;
+            }
+            let t = Instant::now();
+            s.submit(now.ply, pb::Side::Left, 1).await;
+            s.state().await;
+            match s.next().await.unwrap() {
+                Some(Event::State(reply)) => now = reply,
+                _ => break,
+            }
+            per_move.push(t.elapsed());
+        }
+        let median = |v: &mut Vec<Duration>| {
+            v.sort();
+            v[v.len() / 2]
+        };
+        let (step_p50, play_p50) = (median(&mut per_turn), median(&mut per_move));
+        println!(
+            "n = {n}: start (sweep) {start:?}; PlayStep turn p50 {step_p50:?} over {} turns; \
+             Play stream turn p50 {play_p50:?} over {} turns; ratio {:.1}×",
+            per_turn.len(),
+            per_move.len(),
+            step_p50.as_secs_f64() / play_p50.as_secs_f64()
+        );
+    }
+}

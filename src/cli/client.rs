@@ -38,6 +38,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
+use crate::client::web::WebProtocol;
 use crate::client::{
     Client, ClientError, LoadReport, LoadRpc, LoadSpec, Notice, ReplicaStats, RetryPolicy,
     SelfPlayReport, SolveOptions, Target, loadtest_with, selfplay_with, solve_case,
@@ -270,6 +271,32 @@ pub struct LoadtestArgs {
     /// Play: the bot's strength in [0, 1] (default: the server's, 1).
     #[arg(long, value_parser = super::interact::parse_strength)]
     pub strength: Option<f64>,
+    /// SuggestMove over gRPC-Web or Connect JSON (HTTP/1.1, one connection
+    /// per client; the server must be one http://HOST:PORT): runs the same
+    /// test over gRPC first and prints both and their ratio.
+    #[arg(long, value_enum, default_value = "grpc")]
+    pub protocol: ProtocolArg,
+}
+
+/// The protocol `client loadtest` speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProtocolArg {
+    /// gRPC over HTTP/2.
+    Grpc,
+    /// gRPC-Web over HTTP/1.1.
+    GrpcWeb,
+    /// Connect's unary JSON over HTTP/1.1.
+    Json,
+}
+
+impl From<ProtocolArg> for WebProtocol {
+    fn from(p: ProtocolArg) -> WebProtocol {
+        match p {
+            ProtocolArg::Grpc => WebProtocol::Grpc,
+            ProtocolArg::GrpcWeb => WebProtocol::GrpcWeb,
+            ProtocolArg::Json => WebProtocol::Json,
+        }
+    }
 }
 
 /// Runs the command.
@@ -571,6 +598,7 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
         max_pile: args.max_pile,
         strength: args.strength,
         rate: args.rate,
+        protocol: args.protocol.into(),
     };
     let builder = match args.server.builder() {
         Ok(b) => b,
@@ -606,6 +634,33 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
                     "Play / Health: {:.0} % (bot replies per second over the health check's QPS, \
                      same clients)",
                     100.0 * r.qps() / floor.qps()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    if spec.protocol != WebProtocol::Grpc {
+        // Native gRPC first, the same requests: the ratio is the figure.
+        if let Err(e) = spec.validate() {
+            return fail(e);
+        }
+        let native_spec = LoadSpec {
+            protocol: WebProtocol::Grpc,
+            ..spec.clone()
+        };
+        let native = match loadtest_with(&builder, &native_spec).await {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        println!("{}", loadtest_line(&native_spec, &native));
+        return match loadtest_with(&builder, &spec).await {
+            Ok(r) => {
+                println!("{}", loadtest_line(&spec, &r));
+                println!(
+                    "{} / grpc: {:.0} % (QPS over native gRPC's, same requests)",
+                    spec.protocol.name(),
+                    100.0 * r.qps() / native.qps()
                 );
                 ExitCode::SUCCESS
             }
@@ -664,11 +719,14 @@ fn loadtest_line(spec: &LoadSpec, r: &LoadReport) -> String {
     } else {
         "QPS"
     };
+    let connections = match spec.protocol {
+        WebProtocol::Grpc => format!("{} connections", spec.connection_count()),
+        web => format!("{} over HTTP/1.1", web.name()),
+    };
     format!(
-        "{:?}: {what}, {mode}, {} connections, {:.0} {unit}, p50 {:.3} ms, p90 {:.3} ms, \
+        "{:?}: {what}, {mode}, {connections}, {:.0} {unit}, p50 {:.3} ms, p90 {:.3} ms, \
          p99 {:.3} ms, p99.9 {:.3} ms, max {:.3} ms",
         spec.rpc,
-        spec.connection_count(),
         r.qps(),
         ms(r.p50),
         ms(r.p90),

@@ -26,8 +26,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::{Semaphore, mpsc};
 
+use super::web::{WebClient, WebProtocol};
 use super::{Client, ClientError};
 use crate::core::Variant;
+use crate::wire::pb;
 
 /// Which RPC a load test sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +65,9 @@ pub struct LoadSpec {
     pub strength: Option<f64>,
     /// Open loop at this many requests per second; `None`: closed loop.
     pub rate: Option<f64>,
+    /// The protocol of SuggestMove (gRPC-Web and JSON: over HTTP/1.1, one
+    /// connection per request in flight, `connections` ignored).
+    pub protocol: WebProtocol,
 }
 
 /// Why a load test cannot start.
@@ -83,6 +88,9 @@ pub enum LoadSpecError {
     /// Play rows need two piles (so that every game has a bot reply).
     #[error("piles: Play rows need at least 2 piles (every game then has a bot reply)")]
     PlayPiles,
+    /// gRPC-Web and JSON are measured on SuggestMove.
+    #[error("protocol: {0} is measured on SuggestMove only (--rpc suggest)")]
+    WebProtocolRpc(&'static str),
 }
 
 impl LoadSpec {
@@ -97,6 +105,7 @@ impl LoadSpec {
             max_pile: 1000,
             strength: None,
             rate: None,
+            protocol: WebProtocol::Grpc,
         }
     }
 
@@ -118,6 +127,9 @@ impl LoadSpec {
         }
         if self.max_pile == 0 {
             return Err(LoadSpecError::MaxPile);
+        }
+        if self.protocol != WebProtocol::Grpc && self.rpc != LoadRpc::Suggest {
+            return Err(LoadSpecError::WebProtocolRpc(self.protocol.name()));
         }
         Ok(())
     }
@@ -209,17 +221,38 @@ impl Request {
         }
     }
 
-    async fn send(self, client: &mut Client) -> Result<(), ClientError> {
-        match self {
-            Request::Suggest(row) => {
+    async fn send(self, sender: &mut Sender) -> Result<(), ClientError> {
+        match (self, sender) {
+            (Request::Suggest(row), Sender::Grpc(client)) => {
                 client.suggest(row, Variant::TwoEnds, None, 0).await?;
             }
-            Request::Health => {
+            (Request::Suggest(piles), Sender::Web(client)) => {
+                client
+                    .suggest(pb::SuggestMoveRequest {
+                        piles,
+                        variant: pb::Variant::TwoEnds as i32,
+                        strength: None,
+                        seed: 0,
+                    })
+                    .await?;
+            }
+            (Request::Health, Sender::Grpc(client)) => {
                 client.health("").await?;
+            }
+            (Request::Health, Sender::Web(_)) => {
+                return Err(LoadSpecError::WebProtocolRpc("a web protocol").into());
             }
         }
         Ok(())
     }
+}
+
+/// Where a load test's requests go: a gRPC connection, or a client of
+/// the browsers' protocols.
+#[derive(Debug, Clone)]
+enum Sender {
+    Grpc(Client),
+    Web(WebClient),
 }
 
 /// The row of request `k` (the same for every run): `piles` piles of
@@ -243,18 +276,34 @@ pub async fn loadtest_with(
     spec: &LoadSpec,
 ) -> Result<LoadReport, ClientError> {
     spec.validate()?;
+    if spec.protocol != WebProtocol::Grpc {
+        // One pooled client: HTTP/1.1 opens a connection per request in
+        // flight.
+        let web = Sender::Web(WebClient::new(spec.protocol, builder.server())?);
+        return match spec.rate {
+            None => closed_loop(vec![web], spec).await,
+            Some(rate) => open_loop(vec![web], spec, rate).await,
+        };
+    }
     let mut connections = Vec::with_capacity(spec.connection_count());
     for _ in 0..spec.connection_count() {
         connections.push(builder.clone().connect().await?);
     }
     match spec.rate {
         None if spec.rpc == LoadRpc::Play => super::playload::bot_replies(connections, spec).await,
-        None => closed_loop(connections, spec).await,
-        Some(rate) => open_loop(connections, spec, rate).await,
+        None => closed_loop(connections.into_iter().map(Sender::Grpc).collect(), spec).await,
+        Some(rate) => {
+            open_loop(
+                connections.into_iter().map(Sender::Grpc).collect(),
+                spec,
+                rate,
+            )
+            .await
+        }
     }
 }
 
-async fn closed_loop(connections: Vec<Client>, spec: &LoadSpec) -> Result<LoadReport, ClientError> {
+async fn closed_loop(connections: Vec<Sender>, spec: &LoadSpec) -> Result<LoadReport, ClientError> {
     let clients = spec.concurrency.max(1) as u64;
     let (rpc, piles, max_pile) = (spec.rpc, spec.piles, spec.max_pile);
     let started = Instant::now();
@@ -284,7 +333,7 @@ async fn closed_loop(connections: Vec<Client>, spec: &LoadSpec) -> Result<LoadRe
 }
 
 async fn open_loop(
-    connections: Vec<Client>,
+    connections: Vec<Sender>,
     spec: &LoadSpec,
     rate: f64,
 ) -> Result<LoadReport, ClientError> {

@@ -61,6 +61,7 @@ pub mod replicated;
 pub mod resolve;
 pub mod schedule;
 pub mod target;
+pub mod web;
 
 pub use goaway::never_reached_server;
 pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest, loadtest_with};
@@ -123,6 +124,9 @@ pub enum ClientError {
     /// The server broke the protocol's promises.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    /// A URL the gRPC-Web or JSON client cannot use.
+    #[error("{url}: {reason}")]
+    WebUrl { url: String, reason: String },
     /// A load test's parameters are unusable.
     #[error(transparent)]
     LoadSpec(#[from] LoadSpecError),
@@ -445,6 +449,11 @@ pub(crate) fn stonegame_client(channel: Channel, token: &AddToken) -> StoneGameC
 }
 
 impl ClientBuilder {
+    /// The server address as given (`--server`).
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
     /// TLS options (see [`TlsOptions`]).
     pub fn tls(mut self, tls: TlsOptions) -> ClientBuilder {
         self.tls = tls;

@@ -24,7 +24,7 @@ pub mod pb {
     #![allow(missing_docs, clippy::all, clippy::pedantic)]
     tonic::include_proto!("stonegame.v1");
     // The proto3 JSON mapping (serde) of these types, for Connect JSON.
-    #[cfg(feature = "service")]
+    #[cfg(feature = "json")]
     include!(concat!(env!("OUT_DIR"), "/stonegame.v1.serde.rs"));
 
     /// The encoded file descriptor set of `stonegame.proto` (for reflection).
