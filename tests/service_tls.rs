@@ -508,3 +508,58 @@ async fn connection_failures_are_explained() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// A browser's or curl's HTTP/1.1 over TLS (ALPN `http/1.1`): the page and
+/// a Connect JSON call are answered; a gRPC client still gets h2.
+#[tokio::test]
+async fn http1_over_tls_for_browsers_and_curl() {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, ServerName};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let ca = Ca::new("server ca");
+    let files = write_server(dir.path(), &ca.server(), None);
+    let server = tls_server(&files).await;
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_slice(ca.pem.as_bytes()).unwrap())
+        .unwrap();
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    for (request, expect) in [
+        (
+            "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".to_string(),
+            "content-security-policy",
+        ),
+        (
+            "POST /stonegame.v1.StoneGame/SuggestMove HTTP/1.1\r\nHost: localhost\r\n\
+             Content-Type: application/json\r\nContent-Length: 14\r\nConnection: close\r\n\r\n\
+             {\"piles\":[1]}\n"
+                .to_string(),
+            "\"moverWins\":true",
+        ),
+    ] {
+        let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let name = ServerName::try_from("localhost").unwrap();
+        let mut tls = connector
+            .connect(name, tcp)
+            .await
+            .expect("TLS with http/1.1");
+        assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
+        tls.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        let _ = tls.read_to_end(&mut answer).await;
+        let answer = String::from_utf8_lossy(&answer).to_lowercase();
+        assert!(answer.starts_with("http/1.1 200"), "{answer}");
+        assert!(answer.contains(&expect.to_lowercase()), "{answer}");
+    }
+    // gRPC over the same port still negotiates h2.
+    suggest_over(&server, options(&ca, None)).await.unwrap();
+    server.shutdown().await.unwrap();
+}

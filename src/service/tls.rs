@@ -180,8 +180,10 @@ impl Files {
             },
             e => setup("tls.key_file", &self.key, &e),
         })?;
-        // gRPC is HTTP/2 only; clients (grpcio among them) require ALPN h2.
-        config.alpn_protocols = vec![b"h2".to_vec()];
+        // gRPC is HTTP/2 only; clients (grpcio among them) require ALPN h2,
+        // which the server prefers. HTTP/1.1 for gRPC-Web, JSON and the page
+        // (docs/web.md) from clients that offer only that.
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(Arc::new(config))
     }
 }
