@@ -267,6 +267,70 @@ async fn grpc_web_text_and_refused_streams() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_web_over_http2_with_a_deadline() {
+    let server = common::server(|_| {}).await;
+    // HTTP/2 with prior knowledge (h2c), as a proxy or a native client
+    // speaking gRPC-Web would.
+    let client: HttpClient<HttpConnector, Full<Bytes>> = HttpClient::builder(TokioExecutor::new())
+        .http2_only(true)
+        .build_http();
+    let message = suggest_request(&[3, 1, 9, 4]).encode_to_vec();
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&message);
+    let call = |timeout: Option<&'static str>, body: Vec<u8>| {
+        let mut request = http::Request::post(format!(
+            "http://{}/stonegame.v1.StoneGame/SuggestMove",
+            server.addr
+        ))
+        .header("content-type", "application/grpc-web+proto")
+        .header("x-grpc-web", "1");
+        if let Some(t) = timeout {
+            request = request.header("grpc-timeout", t);
+        }
+        client.request(request.body(Full::new(Bytes::from(body))).unwrap())
+    };
+    let response = call(None, framed.clone()).await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.status(), 200);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let len = u32::from_be_bytes(body[1..5].try_into().unwrap()) as usize;
+    let answer = pb::SuggestMoveResponse::decode(&body[5..5 + len]).unwrap();
+    let mut native = common::client(&server).await;
+    let expected = native
+        .suggest_move(suggest_request(&[3, 1, 9, 4]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer, expected);
+    assert!(String::from_utf8_lossy(&body[5 + len..]).contains("grpc-status:0"));
+    // A deadline that has passed (grpc-timeout 0) reaches the call: tonic
+    // ends it CANCELLED ("Timeout expired"), as over native gRPC (or
+    // DEADLINE_EXCEEDED from the handler), in the headers of a
+    // trailers-only answer or in the trailers frame.
+    let response = call(Some("0n"), framed).await.unwrap();
+    let in_headers = response
+        .headers()
+        .get("grpc-status")
+        .map(|v| v.to_str().unwrap().to_string());
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let status = in_headers.unwrap_or_else(|| {
+        let text = String::from_utf8_lossy(&body).to_string();
+        text.split("grpc-status:")
+            .nth(1)
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect()
+    });
+    assert!(
+        status == "1" || status == "4",
+        "a passed deadline: CANCELLED or DEADLINE_EXCEEDED, not {status}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connect_json_for_curl() {
     let server = common::server(|_| {}).await;
     let mut native = common::client(&server).await;
