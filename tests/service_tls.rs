@@ -98,11 +98,21 @@ async fn solve_works(server: &RunningServer, ca: &Ca, identity: Option<&Leaf>) {
     assert_eq!(wins, offline);
 }
 
+/// Failed handshakes of every reason.
 fn handshake_failures(server: &RunningServer) -> u64 {
     let text = server.state.encode_metrics();
     text.lines()
-        .find(|l| l.starts_with("stonegame_tls_handshake_failures_total "))
-        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+        .filter(|l| l.starts_with("stonegame_tls_handshake_failures_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Failed handshakes of one reason.
+fn handshake_failures_for(server: &RunningServer, reason: &str) -> u64 {
+    let want = format!("stonegame_tls_handshake_failures_total{{reason=\"{reason}\"}} ");
+    let text = server.state.encode_metrics();
+    text.lines()
+        .find_map(|l| l.strip_prefix(&want)?.parse().ok())
         .unwrap_or(0)
 }
 
@@ -145,8 +155,8 @@ async fn plaintext_client_is_refused_and_the_server_serves_on() {
         .await
         .expect("a plaintext client is answered (refused), not left hanging");
     assert!(outcome.is_err(), "a plaintext client got an answer");
-    common::eventually("the failed handshake is counted", || {
-        handshake_failures(&server) >= 1
+    common::eventually("the failed handshake is counted as plaintext", || {
+        handshake_failures_for(&server, "plaintext") >= 1
     })
     .await;
     // Raw garbage too.
@@ -188,7 +198,15 @@ async fn mtls_good_missing_and_wrongly_signed_client_certificates() {
     suggest_over(&server, options(&server_ca, Some(&wrong)))
         .await
         .unwrap_err();
-    assert!(handshake_failures(&server) >= 1);
+    assert!(handshake_failures(&server) >= 3);
+    // Counted by reason: no certificate; the rogue (a CA of the same name,
+    // its signature does not verify); the server CA's (an unknown issuer).
+    common::eventually("the failures are counted by reason", || {
+        handshake_failures_for(&server, "no_client_certificate") >= 1
+            && handshake_failures_for(&server, "bad_certificate") >= 1
+            && handshake_failures_for(&server, "unknown_ca") >= 1
+    })
+    .await;
     // Unharmed.
     solve_works(&server, &server_ca, Some(&good)).await;
     server.shutdown().await.unwrap();

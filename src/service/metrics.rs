@@ -47,6 +47,7 @@ use tonic::{Code, Status};
 use crate::core::Variant;
 
 use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of, parse_grpc_timeout};
+use super::tls_failure::HandshakeFailure;
 use super::web::Protocol;
 
 /// The `Content-Type` of a scrape: OpenMetrics text, which Prometheus
@@ -247,7 +248,7 @@ struct Exported {
     cells: Counter,
     admission_rejected: Family<ReasonLabels, Counter>,
     auth_rejected: Family<ReasonLabels, Counter>,
-    tls_handshake_failures: Counter,
+    tls_handshake_failures: Family<ReasonLabels, Counter>,
     reloads: Family<ReloadLabels, Counter>,
     connections_accepted: Counter,
     connections_open: Gauge,
@@ -282,7 +283,7 @@ impl Default for Exported {
             cells: Counter::default(),
             admission_rejected: Family::default(),
             auth_rejected: Family::default(),
-            tls_handshake_failures: Counter::default(),
+            tls_handshake_failures: Family::default(),
             reloads: Family::default(),
             connections_accepted: Counter::default(),
             connections_open: Gauge::default(),
@@ -306,6 +307,11 @@ impl Default for Exported {
         };
         for how in PLAY_STARTS {
             let _ = e.play_games_started.get_or_create(&HowLabels { how });
+        }
+        for reason in HandshakeFailure::ALL {
+            let _ = e.tls_handshake_failures.get_or_create(&ReasonLabels {
+                reason: reason.label(),
+            });
         }
         for reason in PLAY_ENDS {
             let _ = e.play_games_ended.get_or_create(&ReasonLabels { reason });
@@ -394,7 +400,7 @@ impl Exported {
         );
         r.register(
             "stonegame_tls_handshake_failures",
-            "Connections closed because their TLS handshake failed (plaintext client, untrusted or missing client certificate, timeout)",
+            "Connections closed because their TLS handshake failed, by reason: no_client_certificate, unknown_ca, expired, bad_certificate, plaintext, timeout, other",
             self.tls_handshake_failures.clone(),
         );
         r.register(
@@ -580,9 +586,14 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts a failed TLS handshake.
-    pub fn tls_handshake_failed(&self) {
-        self.exported.tls_handshake_failures.inc();
+    /// Counts a failed TLS handshake by its reason.
+    pub fn tls_handshake_failed(&self, reason: HandshakeFailure) {
+        self.exported
+            .tls_handshake_failures
+            .get_or_create(&ReasonLabels {
+                reason: reason.label(),
+            })
+            .inc();
     }
 
     /// Counts a re-read of changed files (`what`: `tls` or `auth`).

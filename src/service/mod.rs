@@ -53,6 +53,7 @@ pub mod suggest;
 pub mod tables;
 pub mod telemetry;
 pub mod tls;
+pub mod tls_failure;
 pub mod transport;
 pub mod validate;
 pub mod web;

@@ -7,9 +7,10 @@
 //! Connections already open keep the session they negotiated; new ones get
 //! the new certificate (and the new client CA). The handshakes run in their
 //! own tasks with a timeout, so a slow or plaintext client delays no one;
-//! a failed handshake is logged at debug level, counted in
-//! `stonegame_tls_handshake_failures_total` and closes that connection
-//! only.
+//! a failed handshake is logged at WARN with the peer and the reason (at
+//! most one line a second, [`super::tls_failure`]), counted by reason in
+//! `stonegame_tls_handshake_failures_total{reason}` and closes that
+//! connection only.
 //!
 //! Every file is checked when it is loaded, at start-up (an error names
 //! the file and stops the server) and at each reload (an error is logged
@@ -25,6 +26,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::Stream;
+
+use super::tls_failure::{FailureLog, HandshakeFailure};
 use rustls::RootCertStore;
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
@@ -394,6 +397,7 @@ pub fn incoming(
     metrics: Arc<Metrics>,
 ) -> impl Stream<Item = Result<Conn, io::Error>> + Send + 'static {
     let (tx, rx) = mpsc::channel::<Result<Conn, io::Error>>(64);
+    let failures = Arc::new(FailureLog::default());
     tokio::spawn(async move {
         loop {
             let accepted = tokio::select! {
@@ -416,18 +420,20 @@ pub fn incoming(
             let acceptor = TlsAcceptor::from(certificates.current());
             let tx = tx.clone();
             let metrics = Arc::clone(&metrics);
+            let failures = Arc::clone(&failures);
             tokio::spawn(async move {
                 match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(io)).await {
                     Ok(Ok(tls)) => {
                         let _ = tx.send(Ok(Conn::Tls(Box::new(tls)))).await;
                     }
                     Ok(Err(e)) => {
-                        metrics.tls_handshake_failed();
-                        tracing::debug!(peer = ?peer, error = %e, "TLS handshake failed");
+                        let reason = HandshakeFailure::of(&e);
+                        metrics.tls_handshake_failed(reason);
+                        failures.warn(peer, reason, &e.to_string());
                     }
                     Err(_) => {
-                        metrics.tls_handshake_failed();
-                        tracing::debug!(peer = ?peer, "TLS handshake timed out");
+                        metrics.tls_handshake_failed(HandshakeFailure::Timeout);
+                        failures.warn(peer, HandshakeFailure::Timeout, "no handshake in time");
                     }
                 }
             });
