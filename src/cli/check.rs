@@ -13,14 +13,14 @@ use std::process::ExitCode;
 
 use crate::judge::check::{Verdict, check};
 
-use super::VariantArg;
+use crate::core::Variant;
 
 /// Arguments of `stonegame check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Which game is played.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// The test input (OJ format); `-` for standard input.
     pub input: PathBuf,
     /// The contestant's output: one `0`/`1` line per case; `-` for standard
@@ -43,7 +43,7 @@ fn verdict_line(args: &CheckArgs) -> (String, u8) {
         Err(msg) => return (msg, Verdict::JudgeFailure.exit_code()),
     };
     let buffered = |r| io::BufReader::with_capacity(1 << 16, r);
-    let report = check(buffered(input), buffered(answer), args.variant.into());
+    let report = check(buffered(input), buffered(answer), args.variant);
     (report.message, report.verdict.exit_code())
 }
 

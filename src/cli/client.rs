@@ -50,7 +50,7 @@ use crate::ojformat::{OjError, OjReader};
 use crate::wire::pb;
 
 use super::suggest::parse_piles;
-use super::{VariantArg, fail, open_input};
+use super::{fail, open_input};
 
 /// Client subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -173,8 +173,8 @@ pub struct SolveArgs {
     #[command(flatten)]
     pub server: ServerArg,
     /// Which game is played.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// Cases per request.
     #[arg(long, default_value_t = 64)]
     pub batch_size: usize,
@@ -195,8 +195,8 @@ pub struct SuggestArgs {
     #[command(flatten)]
     pub server: ServerArg,
     /// Which game is played.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// The bot's strength in [0, 1] (default 1: perfect play).
     #[arg(long)]
     pub strength: Option<f64>,
@@ -462,7 +462,7 @@ fn solve_remote(
         }
         result
     });
-    let variant: Variant = args.variant.into();
+    let variant: Variant = args.variant;
     let batch_size = args.batch_size.max(1);
     let mut batch = Vec::new();
     let mut piles = 0;
@@ -509,7 +509,7 @@ async fn run_suggest(args: SuggestArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let variant: Variant = args.variant.into();
+    let variant: Variant = args.variant;
     let n = piles.len();
     let result = async {
         let mut client = args.server.connect().await?;
@@ -743,7 +743,7 @@ fn run_check(runtime: &tokio::runtime::Runtime, args: &RemoteCheckArgs) -> ExitC
     }
     let (line, code) = match super::check::open_files(&args.check) {
         Ok((input, answer)) => {
-            let variant = args.check.variant.into();
+            let variant = args.check.variant;
             let result = runtime.block_on(async {
                 let mut client = args.server.connect().await?;
                 client.check(input, answer, variant).await

@@ -90,7 +90,7 @@ pub fn play(
 ) -> Result<(), RemotePlayError> {
     let header = Header {
         piles: piles.len(),
-        variant: args.game.variant.into(),
+        variant: args.game.variant,
         second: args.game.second,
         strength: args.game.strength,
     };

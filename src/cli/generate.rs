@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 use crate::judge::generate::{Family, GenError, GenSpec, generate};
 
-use super::{VariantArg, fail};
+use super::fail;
+use crate::core::Variant;
 
 /// Arguments of `stonegame gen`.
 #[derive(Debug, clap::Args)]
@@ -30,8 +31,8 @@ pub struct GenArgs {
     #[arg(long)]
     pub seed: u64,
     /// The game the expected answers (and planted losses) are for.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// Also write the expected output (one 0/1 line per case) to FILE.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
@@ -45,7 +46,7 @@ pub fn spec(args: &GenArgs) -> GenSpec {
         max_n: args.max_n,
         max_a: args.max_a,
         seed: args.seed,
-        variant: args.variant.into(),
+        variant: args.variant,
     }
 }
 

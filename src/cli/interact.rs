@@ -43,8 +43,6 @@ use crate::core::{Move, Never, Side, ValidRow, Variant};
 use crate::judge::check::Verdict;
 use crate::ojformat::OjReader;
 
-use super::VariantArg;
-
 /// Longest line accepted from the program (a longer one is a presentation
 /// error).
 pub const MAX_LINE: usize = 4096;
@@ -65,8 +63,8 @@ pub enum Format {
 #[derive(Debug, clap::Args)]
 pub struct InteractArgs {
     /// Which game is played.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// The judge's strength in [0, 1]: with this probability it plays its
     /// optimal move, otherwise a random legal one (1: perfect when it can
     /// win).
@@ -232,11 +230,11 @@ pub fn interact(args: &InteractArgs) -> Outcome {
     session.transcript.note(&format!(
         "stonegame interact: {} games, {} variant, strength {}, seed {}",
         rows.len(),
-        Variant::from(args.variant),
+        args.variant,
         args.strength,
         args.seed
     ));
-    let outcome = play_all(&mut session, &rows, args.variant.into(), &bot);
+    let outcome = play_all(&mut session, &rows, args.variant, &bot);
     session.transcript.note(&format!(
         "verdict: {} {}",
         outcome.verdict.testlib_name(),

@@ -72,25 +72,6 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// The game variant, as a command-line value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum VariantArg {
-    /// Take from the leftmost or the rightmost pile (ZJOI 2009).
-    #[default]
-    TwoEnds,
-    /// Take from the leftmost pile only.
-    Leftmost,
-}
-
-impl From<VariantArg> for crate::core::Variant {
-    fn from(v: VariantArg) -> Self {
-        match v {
-            VariantArg::TwoEnds => crate::core::Variant::TwoEnds,
-            VariantArg::Leftmost => crate::core::Variant::Leftmost,
-        }
-    }
-}
-
 /// Opens FILE, or standard input for `None` or `-`, buffered.
 pub fn open_input(path: Option<&std::path::Path>) -> std::io::Result<Box<dyn std::io::BufRead>> {
     const BUF: usize = 1 << 16;

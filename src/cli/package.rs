@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use crate::package::{PackageSpec, write_package};
 
-use super::{VariantArg, fail};
+use super::fail;
+use crate::core::Variant;
 
 /// Arguments of `stonegame package`.
 #[derive(Debug, clap::Args)]
@@ -17,8 +18,8 @@ pub struct PackageArgs {
     #[arg(long)]
     pub interactive: bool,
     /// The game the package is for.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// The largest number of cases T of a test file.
     #[arg(long, default_value_t = 10)]
     pub cases: u64,
@@ -53,7 +54,7 @@ pub struct PackageArgs {
 pub fn run(args: PackageArgs) -> ExitCode {
     let spec = PackageSpec {
         interactive: args.interactive,
-        variant: args.variant.into(),
+        variant: args.variant,
         cases: args.cases,
         max_n: args.max_n,
         max_a: args.max_a,

@@ -107,7 +107,7 @@ pub fn play(args: &GameArgs, input: impl io::BufRead, out: impl io::Write) -> io
     };
     let header = Header {
         piles: row.len(),
-        variant: args.variant.into(),
+        variant: args.variant,
         second: args.second,
         strength: args.strength,
     };

@@ -16,14 +16,14 @@ use crate::core::Variant;
 use crate::core::batch::Batch;
 use crate::ojformat::{OjError, OjReader};
 
-use super::{VariantArg, fail, open_input};
+use super::{fail, open_input};
 
 /// Arguments of `stonegame solve`.
 #[derive(Debug, clap::Args)]
 pub struct SolveArgs {
     /// Which game is played.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// OJ-format input; standard input when absent or `-`.
     pub file: Option<PathBuf>,
 }
@@ -39,7 +39,7 @@ pub fn run(args: SolveArgs) -> ExitCode {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = solve_stream(input, args.variant.into(), &mut out);
+    let result = solve_stream(input, args.variant, &mut out);
     let flushed = out.flush();
     match (result, flushed) {
         (Ok(()), Ok(())) => ExitCode::SUCCESS,

@@ -5,14 +5,14 @@ use std::process::ExitCode;
 
 use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, analyze};
 
-use super::{VariantArg, fail};
+use super::fail;
 
 /// Arguments of `stonegame suggest`.
 #[derive(Debug, clap::Args)]
 pub struct SuggestArgs {
     /// Which game is played.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// The pile sizes, left to right.
     #[arg(required = true, allow_hyphen_values = true, value_name = "PILE")]
     pub piles: Vec<String>,
@@ -59,7 +59,7 @@ pub fn run(args: SuggestArgs) -> ExitCode {
         Ok(row) => row,
         Err(e) => return fail(e),
     };
-    let variant: Variant = args.variant.into();
+    let variant: Variant = args.variant;
     let a = analyze(&row, variant);
     println!("variant: {variant}");
     println!("piles: {}", row.len());

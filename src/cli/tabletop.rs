@@ -12,15 +12,14 @@ use std::io::{self, BufRead, Write};
 
 use crate::core::{Move, Side, Variant};
 
-use super::VariantArg;
 use super::interact::protocol_move;
 
 /// The arguments of a game, the same for `play` and `client play`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GameArgs {
     /// Which game is played.
-    #[arg(long, value_enum, default_value_t = VariantArg::TwoEnds)]
-    pub variant: VariantArg,
+    #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
+    pub variant: Variant,
     /// The bot's strength in [0, 1]: with this probability it plays its
     /// best move, otherwise a random legal one.
     #[arg(long, default_value_t = 1.0, value_parser = super::interact::parse_strength)]

@@ -16,8 +16,10 @@ pub const MAX_PILE: u64 = i64::MAX as u64;
 /// Default largest number of piles in one row.
 pub const MAX_PILES: usize = 200_000;
 
-/// Which game is played on the row.
+/// Which game is played on the row. With the `cli` feature it is also
+/// the command line's `--variant` value (`two-ends`, `leftmost`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Variant {
     /// A move takes stones from the leftmost or the rightmost pile (ZJOI 2009).
     #[default]
