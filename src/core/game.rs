@@ -28,6 +28,7 @@
 //! A game's whole state is [`GameState`]: five numbers, which with the
 //! original row rebuild the game exactly ([`Game::resume`]).
 
+mod cost;
 mod layers;
 
 use std::fmt;
@@ -41,6 +42,7 @@ use super::moves::{Analysis, Move, Side};
 use super::row::{ValidRow, Variant};
 use super::tables::{left_step, right_step};
 
+pub use cost::{game_cost, row_bytes_estimate};
 pub use layers::{DEFAULT_STRIDE, FULL_TABLE_MAX_PILES, GameRow, RowOptions};
 
 /// A move that cannot be played in the current position.
