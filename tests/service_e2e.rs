@@ -415,4 +415,15 @@ async fn client_solve_prints_what_offline_solve_prints() {
             assert_eq!(remote, offline, "input {input:?} ({variant})");
         }
     }
+    // Each stream was read to its end: the server counted none of them
+    // CANCELLED (a client that exits before the trailers would be).
+    let text = server.state.encode_metrics();
+    let cancelled =
+        "stonegame_rpc_requests_total{rpc=\"Solve\",code=\"CANCELLED\",protocol=\"grpc\"}";
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with(cancelled) && !l.ends_with(" 0")),
+        "{text}"
+    );
 }

@@ -292,6 +292,9 @@ async fn coordinate(
     let (events_tx, mut events) = mpsc::unbounded_channel::<Tagged>();
     let mut workers: HashMap<String, (u64, mpsc::Sender<pb::SolveRequest>)> = HashMap::new();
     let mut channel_cache: HashMap<String, Channel> = HashMap::new();
+    // The streams' tasks: aborted when this returns, after the last
+    // answers' streams were given a moment to end OK (below).
+    let mut tasks = tokio::task::JoinSet::new();
     let result: Result<(), ClientError> = async {
         loop {
             let now = Instant::now().into_std();
@@ -307,7 +310,7 @@ async fn coordinate(
                 let (tx, rx) = mpsc::channel(in_flight);
                 workers.insert(url.clone(), (stream, tx));
                 let token = channels.token().clone();
-                tokio::spawn(worker(url, stream, channel, token, rx, events_tx.clone()));
+                tasks.spawn(worker(url, stream, channel, token, rx, events_tx.clone()));
             }
             while let Some((url, stream, index)) = sched.assign() {
                 let batch = sched.batch(index).cloned().unwrap_or_default();
@@ -334,6 +337,13 @@ async fn coordinate(
                 *s = sched.stats();
             }
             if sched.done() {
+                // Every answer is in: half-close the open streams and let
+                // them end with the server's OK (a stream dropped before
+                // its trailers counts as CANCELLED on the server), for a
+                // moment at most.
+                workers.clear();
+                let ended = async { while tasks.join_next().await.is_some() {} };
+                let _ = tokio::time::timeout(STREAMS_END_WAIT, ended).await;
                 return Ok(());
             }
             if sched.stuck() {
@@ -381,6 +391,9 @@ async fn coordinate(
         let _ = out.send(Err(e)).await;
     }
 }
+
+/// How long finished streams may take to end OK once every answer is in.
+const STREAMS_END_WAIT: Duration = Duration::from_secs(2);
 
 async fn sleep_until(at: Option<Instant>) {
     match at {
