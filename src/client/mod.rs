@@ -55,6 +55,7 @@ use crate::wire::{LeWidth, MAX_FRAME_SIZE, pb, piles_to_le, unpack_code};
 pub mod diagnose;
 pub mod goaway;
 pub mod load;
+pub mod loadspec;
 pub mod play;
 pub mod playload;
 pub mod replicated;
@@ -64,7 +65,8 @@ pub mod target;
 pub mod web;
 
 pub use goaway::never_reached_server;
-pub use load::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, loadtest, loadtest_with};
+pub use load::{loadtest, loadtest_with};
+pub use loadspec::{LoadReport, LoadRpc, LoadSpec, LoadSpecError};
 pub use play::{GameSpec, PlayEvent, PlaySession, Seat};
 pub use playload::{SelfPlayReport, selfplay, selfplay_with};
 pub use replicated::{Notice, SolveOptions, SolveRun};

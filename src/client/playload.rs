@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::load::{LoadReport, LoadSpec, row};
+use super::loadspec::{LoadReport, LoadSpec, row};
 use super::play::{GameSpec, PlayEvent, PlaySession, Seat};
 use super::{Client, ClientError};
 use crate::core::{Side, Variant};

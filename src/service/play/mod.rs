@@ -142,7 +142,7 @@ pub fn play(
 }
 
 /// One PlayStep call: a start, or one turn of the game of a state token,
-/// played by the same [`Session`] as a Play stream (so with the same moves,
+/// played by the same `Session` as a Play stream (so with the same moves,
 /// states and tokens) until the client's turn or the end. It is an RPC like
 /// any other (an RPC slot of the client's share), not a Play session: no
 /// game is held between calls.
