@@ -418,13 +418,11 @@ async fn start_with_signal(
     // are listed), the page, Connect JSON, the protocol mark, gRPC-Web.
     let mut builder = builder
         .layer(tower::util::option_layer(web::cors(&config.web)))
-        .layer(web::page::PageLayer::new(config.web.page))
+        .layer(tower::util::option_layer(web::page::layer(config.web.page)))
         .layer(web::connect::ConnectLayer::new(
             config.limits.max_message_bytes.get(),
         ))
-        .layer(web::protocol::WebProtocolsLayer::new(Arc::clone(
-            &state.metrics,
-        )))
+        .layer(web::protocol::layer(Arc::clone(&state.metrics)))
         .layer(tonic_web::GrpcWebLayer::new());
     if config.max_connection_age_ms > 0 {
         // tonic sends GOAWAY when a connection reaches this age and lets

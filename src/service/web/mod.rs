@@ -18,6 +18,7 @@
 //! and then the gRPC router, where the StoneGame service counts, checks
 //! tokens and admits every call the same way whichever protocol it came in.
 
+pub mod answer;
 pub mod connect;
 pub mod page;
 pub mod protocol;

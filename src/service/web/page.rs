@@ -5,16 +5,13 @@
 //! Content-Security-Policy: the page loads only its own script and style
 //! and talks only to its own origin. Other requests go on to the services.
 
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use hyper::http;
 use hyper::http::header::{self, HeaderValue};
 use hyper::http::{Method, StatusCode};
 use sha2::{Digest, Sha256};
 use tonic::body::Body;
+
+use super::answer::{AnswerLayer, Answerer};
 
 /// The policy sent with the page: its own script, style and origin only,
 /// no inline code, no framing.
@@ -143,57 +140,18 @@ fn plain(status: StatusCode, text: &'static str) -> http::Response<Body> {
     response
 }
 
-/// The layer of [`Page`]; `enabled: false` (`web.page = false`) passes
-/// every request on.
+/// The page, as an [`Answerer`] in front of the services.
 #[derive(Debug, Clone, Copy)]
-pub struct PageLayer {
-    enabled: bool,
+pub struct Page;
+
+/// The layer serving the page; `None` (`web.page = false`): no layer.
+pub fn layer(enabled: bool) -> Option<AnswerLayer<Page>> {
+    enabled.then_some(AnswerLayer(Page))
 }
 
-impl PageLayer {
-    /// Serves the page when `enabled`.
-    pub fn new(enabled: bool) -> PageLayer {
-        PageLayer { enabled }
-    }
-}
-
-impl<S> tower::Layer<S> for PageLayer {
-    type Service = Page<S>;
-    fn layer(&self, inner: S) -> Page<S> {
-        Page {
-            inner,
-            enabled: self.enabled,
-        }
-    }
-}
-
-/// Answers the page's requests, passes the others on.
-#[derive(Debug, Clone)]
-pub struct Page<S> {
-    inner: S,
-    enabled: bool,
-}
-
-impl<S> tower::Service<http::Request<Body>> for Page<S>
-where
-    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
-    S::Future: Send + 'static,
-{
-    type Response = http::Response<Body>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
-        if self.enabled
-            && let Some(response) = answer(&request)
-        {
-            return Box::pin(async move { Ok(response) });
-        }
-        Box::pin(self.inner.call(request))
+impl Answerer for Page {
+    fn answer(&self, request: &mut http::Request<Body>) -> Option<http::Response<Body>> {
+        answer(request)
     }
 }
 

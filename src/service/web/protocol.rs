@@ -4,11 +4,7 @@
 //! cannot carry (client-streaming and bidirectional: Solve, Check, Play)
 //! are answered here with UNIMPLEMENTED and what to use instead.
 
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::http;
@@ -16,6 +12,7 @@ use hyper::http::header::CONTENT_TYPE;
 use tonic::body::Body;
 use tonic::{Code, Status};
 
+use super::answer::{AnswerLayer, Answerer};
 use crate::service::metrics::{Metrics, rpc_of};
 
 /// The protocol of a call.
@@ -81,67 +78,34 @@ fn web_refusal(rpc: &str) -> Option<&'static str> {
 }
 
 /// Marks each request with its [`Protocol`] and refuses the streams
-/// gRPC-Web cannot carry.
+/// gRPC-Web cannot carry (counted in `metrics`).
 #[derive(Debug, Clone)]
-pub struct WebProtocols<S> {
-    inner: S,
+pub struct WebProtocols {
     metrics: Arc<Metrics>,
 }
 
 /// The layer of [`WebProtocols`].
-#[derive(Debug, Clone)]
-pub struct WebProtocolsLayer {
-    metrics: Arc<Metrics>,
+pub fn layer(metrics: Arc<Metrics>) -> AnswerLayer<WebProtocols> {
+    AnswerLayer(WebProtocols { metrics })
 }
 
-impl WebProtocolsLayer {
-    /// Refusals are counted in `metrics`.
-    pub fn new(metrics: Arc<Metrics>) -> WebProtocolsLayer {
-        WebProtocolsLayer { metrics }
-    }
-}
-
-impl<S> tower::Layer<S> for WebProtocolsLayer {
-    type Service = WebProtocols<S>;
-    fn layer(&self, inner: S) -> WebProtocols<S> {
-        WebProtocols {
-            inner,
-            metrics: Arc::clone(&self.metrics),
-        }
-    }
-}
-
-impl<S> tower::Service<http::Request<Body>> for WebProtocols<S>
-where
-    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
-    S::Future: Send + 'static,
-{
-    type Response = http::Response<Body>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: http::Request<Body>) -> Self::Future {
-        let protocol = Protocol::of(&request);
+impl Answerer for WebProtocols {
+    fn answer(&self, request: &mut http::Request<Body>) -> Option<http::Response<Body>> {
+        let protocol = Protocol::of(request);
         request.extensions_mut().insert(protocol);
         let path = request.uri().path();
-        if protocol == Protocol::GrpcWeb
-            && path.starts_with("/stonegame.v1.StoneGame/")
-            && let Some(why) = web_refusal(rpc_of(path))
-        {
-            self.metrics
-                .rpc_ended(rpc_of(path), Code::Unimplemented, protocol, Duration::ZERO);
-            let mut response = Status::unimplemented(why).into_http::<Body>();
-            if let Some(content_type) = request.headers().get(CONTENT_TYPE) {
-                response
-                    .headers_mut()
-                    .insert(CONTENT_TYPE, content_type.clone());
-            }
-            return Box::pin(async move { Ok(response) });
+        if protocol != Protocol::GrpcWeb || !path.starts_with("/stonegame.v1.StoneGame/") {
+            return None;
         }
-        Box::pin(self.inner.call(request))
+        let why = web_refusal(rpc_of(path))?;
+        self.metrics
+            .rpc_ended(rpc_of(path), Code::Unimplemented, protocol, Duration::ZERO);
+        let mut response = Status::unimplemented(why).into_http::<Body>();
+        if let Some(content_type) = request.headers().get(CONTENT_TYPE) {
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, content_type.clone());
+        }
+        Some(response)
     }
 }

@@ -1,0 +1,62 @@
+//! A layer that answers some requests itself and passes the others on,
+//! the shape of the page ([`super::page`]) and of the protocol mark
+//! ([`super::protocol`]): each is an [`Answerer`], a function of the
+//! request, and this is its one tower `Service`.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use hyper::http;
+use tonic::body::Body;
+
+/// Answers a request here (`Some`), or lets it go on (`None`), possibly
+/// after marking it (an extension).
+pub trait Answerer: Clone + Send + 'static {
+    /// The answer to `request`, if it is answered here.
+    fn answer(&self, request: &mut http::Request<Body>) -> Option<http::Response<Body>>;
+}
+
+/// The layer of an [`Answerer`].
+#[derive(Debug, Clone)]
+pub struct AnswerLayer<A>(pub A);
+
+impl<S, A: Clone> tower::Layer<S> for AnswerLayer<A> {
+    type Service = Answer<S, A>;
+    fn layer(&self, inner: S) -> Answer<S, A> {
+        Answer {
+            inner,
+            answerer: self.0.clone(),
+        }
+    }
+}
+
+/// The service of an [`Answerer`] in front of `S`.
+#[derive(Debug, Clone)]
+pub struct Answer<S, A> {
+    inner: S,
+    answerer: A,
+}
+
+impl<S, A> tower::Service<http::Request<Body>> for Answer<S, A>
+where
+    S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
+    S::Future: Send + 'static,
+    A: Answerer,
+{
+    type Response = http::Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: http::Request<Body>) -> Self::Future {
+        match self.answerer.answer(&mut request) {
+            Some(response) => Box::pin(async move { Ok(response) }),
+            None => Box::pin(self.inner.call(request)),
+        }
+    }
+}
