@@ -149,6 +149,28 @@ async fn grpc_web_answers_as_grpc_does() {
         chunks += 1;
     }
     assert!(chunks > 1);
+    // Generate (a server stream): the same bytes.
+    let generate = pb::GenerateRequest {
+        family: "random".into(),
+        cases: 30,
+        max_n: 50,
+        max_a: 1000,
+        seed: 7,
+        variant: pb::Variant::TwoEnds as i32,
+    };
+    let mut a = native
+        .generate(generate.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    let mut b = web.generate(generate).await.unwrap().into_inner();
+    loop {
+        let (x, y) = (a.message().await.unwrap(), b.message().await.unwrap());
+        assert_eq!(x, y);
+        if x.is_none() {
+            break;
+        }
+    }
     // PlayStep over gRPC-Web: the same events as over gRPC.
     let start = pb::PlayStepRequest {
         step: Some(pb::play_step_request::Step::Start(pb::StartGame {
@@ -270,7 +292,7 @@ async fn grpc_web_text_and_refused_streams() {
 async fn grpc_web_over_http2_with_a_deadline() {
     let server = common::server(|_| {}).await;
     // HTTP/2 with prior knowledge (h2c), as a proxy or a native client
-    // speaking gRPC-Web would.
+    // speaking gRPC-Web would, with the bare `application/grpc-web` type.
     let client: HttpClient<HttpConnector, Full<Bytes>> = HttpClient::builder(TokioExecutor::new())
         .http2_only(true)
         .build_http();
@@ -283,7 +305,7 @@ async fn grpc_web_over_http2_with_a_deadline() {
             "http://{}/stonegame.v1.StoneGame/SuggestMove",
             server.addr
         ))
-        .header("content-type", "application/grpc-web+proto")
+        .header("content-type", "application/grpc-web")
         .header("x-grpc-web", "1");
         if let Some(t) = timeout {
             request = request.header("grpc-timeout", t);
