@@ -85,6 +85,15 @@ async fn json(
     (status, headers, value)
 }
 
+/// `message` as one uncompressed gRPC frame (flag, length, bytes).
+fn grpc_frame(message: &impl Message) -> Vec<u8> {
+    let bytes = message.encode_to_vec();
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&bytes);
+    framed
+}
+
 fn suggest_request(piles: &[u64]) -> pb::SuggestMoveRequest {
     pb::SuggestMoveRequest {
         piles: piles.to_vec(),
@@ -212,10 +221,7 @@ async fn grpc_web_answers_as_grpc_does() {
 async fn grpc_web_text_and_refused_streams() {
     let server = common::server(|_| {}).await;
     // grpc-web-text: base64 of the framed message, both ways.
-    let message = suggest_request(&[3, 1, 9, 4]).encode_to_vec();
-    let mut framed = vec![0u8];
-    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&message);
+    let framed = grpc_frame(&suggest_request(&[3, 1, 9, 4]));
     let b64 = base64::engine::general_purpose::STANDARD;
     let (status, headers, body) = raw(
         &server,
@@ -296,10 +302,7 @@ async fn grpc_web_over_http2_with_a_deadline() {
     let client: HttpClient<HttpConnector, Full<Bytes>> = HttpClient::builder(TokioExecutor::new())
         .http2_only(true)
         .build_http();
-    let message = suggest_request(&[3, 1, 9, 4]).encode_to_vec();
-    let mut framed = vec![0u8];
-    framed.extend_from_slice(&(message.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&message);
+    let framed = grpc_frame(&suggest_request(&[3, 1, 9, 4]));
     let call = |timeout: Option<&'static str>, body: Vec<u8>| {
         let mut request = http::Request::post(format!(
             "http://{}/stonegame.v1.StoneGame/SuggestMove",
@@ -332,10 +335,7 @@ async fn grpc_web_over_http2_with_a_deadline() {
     // trailers-only answer or in the trailers frame.
     // A row whose answer takes far longer than the deadline (2·10^8 cell
     // updates on the CPU pool, tens of milliseconds, against 1 ms).
-    let big = suggest_request(&(1..=20_000).collect::<Vec<u64>>()).encode_to_vec();
-    let mut framed = vec![0u8];
-    framed.extend_from_slice(&(big.len() as u32).to_be_bytes());
-    framed.extend_from_slice(&big);
+    let framed = grpc_frame(&suggest_request(&(1..=20_000).collect::<Vec<u64>>()));
     let response = call(Some("1m"), framed).await.unwrap();
     let in_headers = response
         .headers()
@@ -416,16 +416,18 @@ async fn connect_json_for_curl() {
     .await;
     let got: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!((status, got["code"].as_str()), (501, Some("unimplemented")));
-    // A deadline in connect-timeout-ms reaches the call (a GetTables-size
-    // SuggestMove is not needed: an already-passed deadline of 0 ms).
+    // A deadline in connect-timeout-ms reaches the call: 1 ms against a
+    // row whose answer takes tens of milliseconds.
+    let long: Vec<String> = (1..=20_000).map(|p: u64| p.to_string()).collect();
     let (status, _, got) = json(
         &server,
-        r#"{"piles": [1, 2, 3]}"#,
-        &[("connect-timeout-ms", "0")],
+        &format!(r#"{{"piles": [{}]}}"#, long.join(",")),
+        &[("connect-timeout-ms", "1")],
     )
     .await;
     assert!(
-        status == 200 || (status == 504 && got["code"] == "deadline_exceeded"),
+        (status == 499 && got["code"] == "canceled")
+            || (status == 504 && got["code"] == "deadline_exceeded"),
         "{status} {got}"
     );
     assert!(requests(&server, "SuggestMove", "OK", "connect") >= 2);

@@ -7,7 +7,8 @@
 //! the code to.
 //!
 //! A JSON call is turned into the gRPC call of the same method (the same
-//! headers, `connect-timeout-ms` as `grpc-timeout`) and sent on to the
+//! headers, `connect-timeout-ms` as `grpc-timeout`, and kept here: tonic
+//! reads `grpc-timeout` before these layers) and sent on to the
 //! gRPC router, so bearer tokens, admission, deadlines and metrics are the
 //! ones every other call meets; only the encoding differs.
 
@@ -163,14 +164,34 @@ where
             return Ok(error_response(&status, None));
         }
     };
+    let timeout = connect_timeout(&parts.headers);
     let grpc = grpc_request(parts, &message);
-    let response = match inner.call(grpc).await {
-        Ok(response) => response,
-        Err(never) => match never {},
+    // tonic reads `grpc-timeout` before these layers run, so a Connect
+    // deadline is kept here: past it, the call is dropped (which cancels
+    // its work) and answered `deadline_exceeded`.
+    let call = async {
+        let response = match inner.call(grpc).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        };
+        let (parts, body) = response.into_parts();
+        body.collect().await.map(|collected| (parts, collected))
     };
-    let (parts, body) = response.into_parts();
-    let collected = match body.collect().await {
-        Ok(collected) => collected,
+    let answered = match timeout {
+        Some(t) => match tokio::time::timeout(t, call).await {
+            Ok(answered) => answered,
+            Err(_) => {
+                let status = Status::deadline_exceeded(format!(
+                    "no answer within connect-timeout-ms ({} ms)",
+                    t.as_millis()
+                ));
+                return Ok(error_response(&status, None));
+            }
+        },
+        None => call.await,
+    };
+    let (parts, collected) = match answered {
+        Ok(answered) => answered,
         Err(e) => {
             let status = Status::internal(format!("the response was cut: {e}"));
             return Ok(error_response(&status, None));
@@ -213,14 +234,13 @@ fn grpc_request<M: Message>(mut parts: http::request::Parts, message: &M) -> htt
     framed.extend_from_slice(&(encoded.len() as u32).to_be_bytes());
     framed.extend_from_slice(&encoded);
     let headers = &mut parts.headers;
-    let timeout = headers
-        .remove("connect-timeout-ms")
-        .and_then(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
-    if let Some(ms) = timeout
-        && let Ok(value) = HeaderValue::from_str(&format!("{}m", ms.min(99_999_999)))
+    // The handlers see the deadline as gRPC's (their work stops with it).
+    if let Some(t) = connect_timeout(headers)
+        && let Ok(value) = HeaderValue::from_str(&format!("{}m", t.as_millis().min(99_999_999)))
     {
         headers.insert("grpc-timeout", value);
     }
+    headers.remove("connect-timeout-ms");
     headers.remove(header::CONTENT_LENGTH);
     headers.remove("connect-protocol-version");
     headers.insert(
@@ -231,6 +251,18 @@ fn grpc_request<M: Message>(mut parts: http::request::Parts, message: &M) -> htt
     parts.version = http::Version::HTTP_2;
     parts.extensions.insert(Protocol::Connect);
     http::Request::from_parts(parts, Body::new(Full::new(Bytes::from(framed))))
+}
+
+/// The call's deadline, `connect-timeout-ms`.
+fn connect_timeout(headers: &http::HeaderMap) -> Option<std::time::Duration> {
+    let ms = headers
+        .get("connect-timeout-ms")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(std::time::Duration::from_millis(ms))
 }
 
 /// The HTTP status Connect maps a code to.
