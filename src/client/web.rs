@@ -76,7 +76,11 @@ impl WebClient {
                     origin,
                 )))
             }
-            WebProtocol::Json | WebProtocol::Grpc => {
+            WebProtocol::Grpc => Err(ClientError::WebUrl {
+                url: url.to_string(),
+                reason: "gRPC goes through the gRPC client, not a web one".into(),
+            }),
+            WebProtocol::Json => {
                 let uri = format!("{base}/stonegame.v1.StoneGame/SuggestMove")
                     .parse()
                     .map_err(|e| ClientError::WebUrl {

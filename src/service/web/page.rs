@@ -45,10 +45,11 @@ const ASSETS: [Asset; 3] = [
     },
 ];
 
-/// The asset at `path` (`/index.html` is `/`).
-fn asset(path: &str) -> Option<&'static Asset> {
+/// The asset at `path` (`/index.html` is `/`), with its validator.
+fn asset(path: &str) -> Option<(&'static Asset, &'static str)> {
     let path = if path == "/index.html" { "/" } else { path };
-    ASSETS.iter().find(|a| a.path == path)
+    let i = ASSETS.iter().position(|a| a.path == path)?;
+    Some((&ASSETS[i], ETAGS[i].as_str()))
 }
 
 /// A strong validator of an asset's bytes.
@@ -58,6 +59,10 @@ fn etag(bytes: &[u8]) -> String {
     format!("\"{hex}\"")
 }
 
+/// The assets' validators, in [`ASSETS`] order, hashed once.
+static ETAGS: std::sync::LazyLock<Vec<String>> =
+    std::sync::LazyLock::new(|| ASSETS.iter().map(|a| etag(a.bytes)).collect());
+
 /// The answer to a GET or HEAD of `path`: the asset, 304 when the client
 /// has it (`If-None-Match`), 404 for another path under `/assets/`;
 /// `None` for anything else (it goes on to the services).
@@ -66,13 +71,12 @@ fn answer(request: &http::Request<Body>) -> Option<http::Response<Body>> {
         return None;
     }
     let path = request.uri().path();
-    let Some(asset) = asset(path) else {
+    let Some((asset, tag)) = asset(path) else {
         if path.starts_with("/assets/") || path == "/favicon.ico" {
             return Some(plain(StatusCode::NOT_FOUND, "not found\n"));
         }
         return None;
     };
-    let tag = etag(asset.bytes);
     let fresh = request
         .headers()
         .get(header::IF_NONE_MATCH)
@@ -100,7 +104,7 @@ fn answer(request: &http::Request<Body>) -> Option<http::Response<Body>> {
     if status == StatusCode::OK {
         headers.insert(header::CONTENT_LENGTH, asset.bytes.len().into());
     }
-    if let Ok(tag) = HeaderValue::from_str(&tag) {
+    if let Ok(tag) = HeaderValue::from_str(tag) {
         headers.insert(header::ETAG, tag);
     }
     // Revalidated on every load (cheap: a 304), so a new server version's
