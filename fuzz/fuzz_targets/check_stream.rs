@@ -23,7 +23,6 @@ use libfuzzer_sys::fuzz_target;
 use stonegame::judge::OnPool;
 use stonegame::judge::check::{check, check_with};
 use stonegame::service::check::{Pipes, route};
-use stonegame::service::limits::CancelFlag;
 use stonegame::service::pb::{self, CheckRequest, check_request::Part};
 use stonegame::wire::convert::variant_from_wire;
 use tonic::Code;
@@ -116,7 +115,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let (pipes, input_reader, answer_reader) = Pipes::new(max_bytes, CancelFlag::new());
+    let (pipes, input_reader, answer_reader) = Pipes::new(max_bytes);
     let finished = pipes.finish_on_drop();
     let job = std::thread::spawn(move || {
         let _finished = finished;

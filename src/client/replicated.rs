@@ -21,9 +21,9 @@ use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
@@ -135,7 +135,7 @@ impl fmt::Debug for SolveOptions {
 pub struct SolveRun {
     answers: mpsc::Receiver<Result<pb::SolveResponse, ClientError>>,
     stats: Arc<Mutex<Vec<ReplicaStats>>>,
-    task: JoinHandle<()>,
+    _task: AbortOnDropHandle<()>,
 }
 
 impl SolveRun {
@@ -148,12 +148,6 @@ impl SolveRun {
     /// What each replica did so far.
     pub fn stats(&self) -> Vec<ReplicaStats> {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
-    }
-}
-
-impl Drop for SolveRun {
-    fn drop(&mut self) {
-        self.task.abort();
     }
 }
 
@@ -204,7 +198,7 @@ pub(crate) fn start(
     SolveRun {
         answers,
         stats,
-        task,
+        _task: AbortOnDropHandle::new(task),
     }
 }
 

@@ -27,7 +27,7 @@ use std::time::Duration;
 use hyper::http;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use tokio::task::JoinHandle;
+use tokio_util::task::AbortOnDropHandle;
 use tonic::Status;
 use tonic::body::Body;
 use tonic::server::NamedService;
@@ -186,13 +186,7 @@ fn bearer(value: &[u8]) -> Option<&[u8]> {
 pub struct Auth {
     /// The accepted tokens.
     pub tokens: Arc<Tokens>,
-    watcher: JoinHandle<()>,
-}
-
-impl Drop for Auth {
-    fn drop(&mut self) {
-        self.watcher.abort();
-    }
+    _watcher: AbortOnDropHandle<()>,
 }
 
 /// Loads `config.tokens_file` (an error names it) and starts re-reading it.
@@ -220,7 +214,10 @@ pub fn load(config: &AuthConfig, metrics: &Arc<Metrics>) -> Result<Auth, AuthErr
             Ok(())
         },
     );
-    Ok(Auth { tokens, watcher })
+    Ok(Auth {
+        tokens,
+        _watcher: AbortOnDropHandle::new(watcher),
+    })
 }
 
 /// The StoneGame service behind a bearer-token check.

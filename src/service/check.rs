@@ -35,6 +35,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::core::Variant;
@@ -42,7 +43,7 @@ use crate::judge::check::{CheckReport, check_with};
 use crate::wire::convert::variant_from_wire;
 
 use super::clients::ClientKey;
-use super::limits::{AdmissionError, Budget, CancelFlag, Cancellation, Reservation};
+use super::limits::{AdmissionError, Budget, Cancellation, Reservation};
 use super::pb;
 use super::state::{Admitted, RpcPermit, State};
 use super::validate::RequestError;
@@ -194,12 +195,12 @@ pub struct Pipes {
 
 impl Pipes {
     /// Two pipes holding at most `max_bytes` in all, and their readers,
-    /// with no server-wide budget.
-    pub fn new(max_bytes: usize, cancel: CancelFlag) -> (Pipes, PipeReader, PipeReader) {
+    /// with no server-wide budget and no cancellation.
+    pub fn new(max_bytes: usize) -> (Pipes, PipeReader, PipeReader) {
         let unbounded = Budget::piles(u64::MAX);
         Pipes::in_budget(
             max_bytes,
-            cancel,
+            CancellationToken::new(),
             Arc::new(move |units| unbounded.try_reserve(units)),
         )
     }
@@ -209,7 +210,7 @@ impl Pipes {
     /// bytes a unit), and their readers.
     pub fn in_budget(
         max_bytes: usize,
-        cancel: CancelFlag,
+        cancel: CancellationToken,
         reserve: ReserveMemory,
     ) -> (Pipes, PipeReader, PipeReader) {
         let held = reserve(0).expect("nothing always fits");
@@ -326,7 +327,7 @@ pub struct PipeReader {
     part: Part,
     current: Vec<u8>,
     pos: usize,
-    cancel: CancelFlag,
+    cancel: CancellationToken,
 }
 
 impl BufRead for PipeReader {
@@ -404,8 +405,8 @@ pub async fn check(
     let started = Instant::now();
     // tonic drops this future when the client goes away or its deadline
     // passes: the guard then stops the batch being solved.
-    let cancel = CancelFlag::new();
-    let _guard = cancel.guard();
+    let cancel = state.cancellation(None);
+    let _guard = cancel.token().clone().drop_guard();
     let report = run(state, request.into_inner(), cancel, permit).await?;
     let span = tracing::Span::current();
     span.record("verdict", report.verdict.testlib_name());
@@ -422,7 +423,7 @@ pub async fn check(
 async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::CheckRequest>,
-    cancel: CancelFlag,
+    cancel: Cancellation,
     permit: RpcPermit,
 ) -> Result<CheckReport, Status> {
     let first = inbound.message().await?;
@@ -445,7 +446,6 @@ async fn run(
     let mut job = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let _finished = finished;
-        let cancel = Cancellation::new(cancel, job_state.cancel_all.clone(), None);
         let mut solver = Admitted::new(&job_state, cancel, "the check");
         check_with(input, answer, variant, &mut solver)
     });

@@ -27,7 +27,7 @@ use tonic::{Request, Response, Status};
 use crate::judge::generate::{GenError, GenSpec, generate_with};
 
 use super::clients::ClientKey;
-use super::limits::{CancelFlag, Cancellation, GuardedStream, deadline};
+use super::limits::{Cancellation, GuardedStream, deadline};
 use super::pb;
 use super::state::{Admitted, BoxStream, State};
 
@@ -117,11 +117,10 @@ pub async fn generate(
     let spec = GenSpec::try_from((request.get_ref(), &state.limits))?;
     let deadline = deadline(request.metadata());
     let (tx, rx) = mpsc::channel(QUEUE);
-    // Set when the response stream is dropped (the client went away) or
-    // ends at the deadline.
-    let rpc_cancel = CancelFlag::new();
-    let stream = GuardedStream::new(rx, &rpc_cancel, deadline, "the generation");
-    let cancel = Cancellation::new(rpc_cancel, state.cancel_all.clone(), deadline);
+    // Cancelled when the response stream is dropped (the client went away)
+    // or ends at the deadline.
+    let cancel = state.cancellation(deadline);
+    let stream = GuardedStream::new(rx, cancel.token(), deadline, "the generation");
     let job_state = Arc::clone(state);
     let span = tracing::Span::current();
     tokio::task::spawn_blocking(move || {

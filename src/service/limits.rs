@@ -8,11 +8,13 @@
 //!   detail, a `retry-after-ms` metadata entry and in the message; one that
 //!   could never fit is refused without one.
 //! * [`RpcLimiter`] — at most `max_concurrent_rpcs` RPCs at once.
-//! * [`CancelFlag`] — set when the client goes away, its deadline passes or
-//!   the server's grace period ends; the solvers poll it between blocks of
-//!   layers. [`Cancellation`] watches an RPC's flag, the server's and the
-//!   deadline at once; [`GuardedStream`] sets an RPC's flag when its
-//!   response stream is dropped and ends it at the deadline.
+//! * Cancellation: the server holds a `tokio_util` `CancellationToken`,
+//!   cancelled when the shutdown grace ends; each RPC works under a child
+//!   of it, cancelled by a drop guard when the client goes away. The
+//!   solvers poll it between blocks of layers. [`Cancellation`] watches an
+//!   RPC's token and its deadline at once; [`GuardedStream`] cancels an
+//!   RPC's token when its response stream is dropped and ends it at the
+//!   deadline.
 //!
 //! The counters are in [`super::metrics`].
 
@@ -25,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use futures::Stream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio_util::sync::{CancellationToken, DropGuard};
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
@@ -309,68 +312,34 @@ impl From<RpcRefused> for Status {
     }
 }
 
-/// A shared "stop now" flag.
-#[derive(Debug, Clone, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
-
-impl CancelFlag {
-    /// A new, unset flag.
-    pub fn new() -> CancelFlag {
-        CancelFlag::default()
-    }
-
-    /// Sets the flag.
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Release);
-    }
-
-    /// Is it set?
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Acquire)
-    }
-
-    /// A guard that sets the flag when dropped (e.g. when tonic drops the
-    /// future or stream of an RPC whose client went away).
-    pub fn guard(&self) -> CancelOnDrop {
-        CancelOnDrop(self.clone())
-    }
-}
-
-/// Sets its [`CancelFlag`] when dropped.
-#[derive(Debug)]
-pub struct CancelOnDrop(CancelFlag);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.cancel();
-    }
-}
-
-/// Everything that stops one RPC's work: its own flag (set by a
-/// [`CancelOnDrop`] guard when the client goes away), the server's (set when
-/// the shutdown grace ends) and its deadline.
+/// Everything that stops one RPC's work: its token (a child of the
+/// server's, so cancelled when the client goes away — by a drop guard — or
+/// when the shutdown grace ends) and its deadline.
 #[derive(Debug, Clone)]
 pub struct Cancellation {
-    rpc: CancelFlag,
-    server: CancelFlag,
+    rpc: CancellationToken,
+    server: CancellationToken,
     deadline: Option<Instant>,
 }
 
 impl Cancellation {
-    /// Watches `rpc`, `server` and `deadline`.
-    pub fn new(rpc: CancelFlag, server: CancelFlag, deadline: Option<Instant>) -> Cancellation {
+    /// A new child token of `server`, watched with `deadline`.
+    pub fn new(server: &CancellationToken, deadline: Option<Instant>) -> Cancellation {
         Cancellation {
-            rpc,
-            server,
+            rpc: server.child_token(),
+            server: server.clone(),
             deadline,
         }
     }
 
+    /// The RPC's token: cancel it, or take a drop guard of it.
+    pub fn token(&self) -> &CancellationToken {
+        &self.rpc
+    }
+
     /// Must the work stop?
     pub fn is_cancelled(&self) -> bool {
-        self.rpc.is_cancelled()
-            || self.server.is_cancelled()
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.rpc.is_cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// The status an RPC stopped this way ends with: `DEADLINE_EXCEEDED`
@@ -391,8 +360,8 @@ impl Cancellation {
     }
 }
 
-/// A response stream fed by a channel that sets its RPC's [`CancelFlag`]
-/// when dropped (tonic drops it when the client goes away) and, at the
+/// A response stream fed by a channel that cancels its RPC's token when
+/// dropped (tonic drops it when the client goes away) and, at the
 /// client's deadline, ends with `DEADLINE_EXCEEDED` (for server-streaming
 /// RPCs, whose handler returns before the body is sent, tonic's own
 /// deadline does not cover the body).
@@ -400,7 +369,8 @@ impl Cancellation {
 pub struct GuardedStream<T> {
     rx: mpsc::Receiver<Result<T, Status>>,
     deadline: Option<Pin<Box<tokio::time::Sleep>>>,
-    guard: CancelOnDrop,
+    token: CancellationToken,
+    _guard: DropGuard,
     /// What the RPC's work is, for the deadline's message.
     what: &'static str,
     ended: bool,
@@ -411,14 +381,15 @@ impl<T> GuardedStream<T> {
     /// `deadline`.
     pub fn new(
         rx: mpsc::Receiver<Result<T, Status>>,
-        cancel: &CancelFlag,
+        cancel: &CancellationToken,
         deadline: Option<Instant>,
         what: &'static str,
     ) -> GuardedStream<T> {
         GuardedStream {
             rx,
             deadline: deadline.map(|d| Box::pin(tokio::time::sleep_until(d.into()))),
-            guard: cancel.guard(),
+            token: cancel.clone(),
+            _guard: cancel.clone().drop_guard(),
             what,
             ended: false,
         }
@@ -436,7 +407,7 @@ impl<T> Stream for GuardedStream<T> {
             && sleep.as_mut().poll(cx).is_ready()
         {
             self.ended = true;
-            self.guard.0.cancel();
+            self.token.cancel();
             self.rx.close();
             return Poll::Ready(Some(Err(Status::deadline_exceeded(format!(
                 "the deadline passed before {} ended; it was cancelled",
@@ -570,10 +541,29 @@ mod tests {
     }
 
     #[test]
-    fn cancel_guard_sets_flag() {
-        let f = CancelFlag::new();
-        drop(f.guard());
-        assert!(f.is_cancelled());
+    fn an_rpc_stops_with_its_guard_the_server_or_its_deadline() {
+        let server = CancellationToken::new();
+        let rpc = Cancellation::new(&server, None);
+        assert!(!rpc.is_cancelled());
+        drop(rpc.token().clone().drop_guard());
+        assert!(rpc.is_cancelled());
+        assert_eq!(rpc.status("the check").message(), "the check was cancelled");
+        assert!(!server.is_cancelled(), "a child never cancels its parent");
+
+        let rpc = Cancellation::new(&server, None);
+        server.cancel();
+        assert!(rpc.is_cancelled());
+        assert_eq!(rpc.status("the check").code(), Code::Cancelled);
+        assert!(
+            rpc.status("the check")
+                .message()
+                .contains("server shut down")
+        );
+
+        let past = Instant::now();
+        let rpc = Cancellation::new(&CancellationToken::new(), Some(past));
+        assert!(rpc.is_cancelled());
+        assert_eq!(rpc.status("the check").code(), Code::DeadlineExceeded);
     }
 
     #[test]

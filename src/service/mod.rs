@@ -11,8 +11,8 @@
 //!   token key and the row cache, leaf modules [`state`] builds);
 //! * [`state`] — what the RPCs share: limits, the CPU pool and executor,
 //!   the budgets and their admission;
-//! * [`limits`] — the budgets, concurrency limit and cancellation flags
-//!   [`state`] is made of; [`clients`] — each client's share of the RPC
+//! * [`limits`] — the budgets, concurrency limit and RPCs' cancellation
+//!   (tokio-util tokens) [`state`] is made of; [`clients`] — each client's share of the RPC
 //!   and Play session limits; [`memory`] — the memory budget's default
 //!   size from the container's or the machine's memory;
 //! * [`metrics`] — the counters (atomic, and the Prometheus registry), the

@@ -24,6 +24,7 @@ use futures::StreamExt;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status, Streaming};
@@ -447,7 +448,7 @@ async fn start_with_signal(
     let metrics_task = metrics_listener.map(|listener| {
         let render_state = Arc::clone(&state);
         let render: Render = Arc::new(move || render_state.encode_metrics());
-        AbortOnDrop(tokio::spawn(serve_http(listener, render)))
+        AbortOnDropHandle::new(tokio::spawn(serve_http(listener, render)))
     });
     let task = tokio::spawn(async move {
         // The metrics are served, and the certificates and tokens re-read,
@@ -507,14 +508,4 @@ async fn bind_metrics(listen: &str) -> Result<Option<TcpListener>, ServeError> {
             addr: listen.to_string(),
             source,
         })
-}
-
-/// Aborts its task when dropped.
-#[derive(Debug)]
-struct AbortOnDrop(JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }

@@ -9,10 +9,11 @@
 //! driver stops reading, so a fast client meets HTTP/2 flow control instead
 //! of filling the server's memory.
 //!
-//! The work stops promptly when the client goes away (the response channel
-//! closes and the driver's [`CancelOnDrop`](super::limits::CancelOnDrop)
-//! guard fires), when the `grpc-timeout` deadline passes (`DEADLINE_EXCEEDED`)
-//! or when the server's shutdown grace ends.
+//! The response is a [`GuardedStream`] like Play's and Generate's: the
+//! stream's token (a child of the server's) is cancelled when the client
+//! goes away (tonic drops the stream), when the `grpc-timeout` deadline
+//! passes (the stream ends with `DEADLINE_EXCEEDED`) or when the server's
+//! shutdown grace ends, and the batches being solved stop.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,14 +21,14 @@ use std::time::Instant;
 use futures::StreamExt;
 use rayon::prelude::*;
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
 use crate::core::moves::analyze_cancellable;
 
 use super::clients::ClientKey;
-use super::limits::{CancelFlag, deadline};
+use super::limits::{GuardedStream, deadline};
 use super::metrics::BatchInFlight;
 use super::pb;
 use super::state::{BoxStream, State};
@@ -39,9 +40,11 @@ pub fn solve(
     request: Request<Streaming<pb::SolveRequest>>,
 ) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
     let permit = state.admit_rpc(ClientKey::of(&request))?;
-    let deadline = deadline(request.metadata()).map(tokio::time::Instant::from_std);
+    let deadline = deadline(request.metadata());
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream.get());
+    let cancel = state.rpc_token();
+    let stream = GuardedStream::new(rx, &cancel, deadline, "the stream");
     let span = tracing::info_span!(
         "Solve",
         batches = tracing::field::Empty,
@@ -52,11 +55,11 @@ pub fn solve(
     tokio::spawn(
         async move {
             let _permit = permit;
-            drive(state, inbound, tx, deadline).await;
+            drive(state, inbound, tx, cancel, deadline).await;
         }
         .instrument(span),
     );
-    Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    Ok(Response::new(Box::pin(stream)))
 }
 
 type Tx = mpsc::Sender<Result<pb::SolveResponse, Status>>;
@@ -65,11 +68,13 @@ async fn drive(
     state: Arc<State>,
     inbound: Streaming<pb::SolveRequest>,
     tx: Tx,
-    deadline: Option<tokio::time::Instant>,
+    cancel: CancellationToken,
+    deadline: Option<Instant>,
 ) {
     let started = Instant::now();
-    let cancel = CancelFlag::new();
-    let _guard = cancel.guard();
+    // The driver's end (an error sent, the inbound stream over) stops the
+    // batches still being solved, as the stream's end does.
+    let _guard = cancel.clone().drop_guard();
     let in_flight = state.limits.max_batches_in_flight_per_stream.get();
     let (st, c) = (Arc::clone(&state), cancel.clone());
     let mut responses = inbound
@@ -78,20 +83,15 @@ async fn drive(
             async move { solve_request(&st, item?, &c).await }
         })
         .buffered(in_flight);
-    let sleep = tokio::time::sleep_until(deadline.unwrap_or_else(far_future));
-    tokio::pin!(sleep);
+    let gone = || match deadline {
+        Some(d) if Instant::now() >= d => "deadline exceeded",
+        _ => "client went away",
+    };
     let (mut batches, mut cases) = (0u64, 0u64);
     let outcome = loop {
         let next = tokio::select! {
             biased;
-            () = tx.closed() => break "client went away",
-            () = &mut sleep => {
-                cancel.cancel();
-                let _ = tx.try_send(Err(Status::deadline_exceeded(
-                    "the deadline passed before the stream ended; its work was cancelled",
-                )));
-                break "deadline exceeded";
-            }
+            () = tx.closed() => break gone(),
             next = responses.next() => next,
         };
         match next {
@@ -100,7 +100,7 @@ async fn drive(
                 batches += 1;
                 cases += response.results.len() as u64;
                 if tx.send(Ok(response)).await.is_err() {
-                    break "client went away";
+                    break gone();
                 }
             }
             Some(Err(status)) => {
@@ -118,15 +118,11 @@ async fn drive(
     tracing::info!("Solve stream done");
 }
 
-fn far_future() -> tokio::time::Instant {
-    tokio::time::Instant::now() + std::time::Duration::from_secs(100 * 365 * 86_400)
-}
-
 /// Solves one batch on the pool; per-case errors stay inside the response.
 async fn solve_request(
     state: &Arc<State>,
     request: pb::SolveRequest,
-    cancel: &CancelFlag,
+    cancel: &CancellationToken,
 ) -> Result<pb::SolveResponse, Status> {
     let _in_flight = BatchInFlight::new(&state.metrics);
     check_batch(&request, state.limits.max_cases_per_batch.get())?;
@@ -142,11 +138,11 @@ async fn solve_request(
     }
     let reservation = state.admit_work(cells, piles)?;
     let metrics = Arc::clone(&state.metrics);
-    let (stream_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
+    let stream_cancel = cancel.clone();
     let results = state
         .run_cpu(move || {
             let _reservation = reservation;
-            let cancelled = || stream_cancel.is_cancelled() || server_cancel.is_cancelled();
+            let cancelled = || stream_cancel.is_cancelled();
             request
                 .cases
                 .into_par_iter()

@@ -2,7 +2,7 @@
 //! server-wide budgets and their admission ([`State::admit_work`]), the
 //! concurrency limit and its admission ([`State::admit_rpc`]), the counters
 //! (and their scrape, [`State::encode_metrics`]) and the server's
-//! cancellation flag; and
+//! cancellation token, whose children the RPCs work under; and
 //! the CPU executor that runs solving off the async threads
 //! ([`State::run_cpu`], [`State::run_cpu_sized`]); and [`Admitted`], the
 //! solver through which Check and Generate pass the same admission and
@@ -17,7 +17,7 @@
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::Stream;
 use rayon::prelude::*;
@@ -29,11 +29,12 @@ use crate::core::{ValidRow, Variant};
 use crate::judge::SolveBatch;
 
 use tokio::sync::OwnedSemaphorePermit;
+use tokio_util::sync::CancellationToken;
 
 use super::clients::{ClientKey, ClientShares, SharePermit};
 use super::config::{Config, Limits};
 use super::limits::{
-    AdmissionError, Budget, CancelFlag, Cancellation, Reservation, RpcLimiter, RpcRefused, cells_of,
+    AdmissionError, Budget, Cancellation, Reservation, RpcLimiter, RpcRefused, cells_of,
 };
 use super::metrics::{InFlight, Metrics, Refusal};
 use super::play::PlayShared;
@@ -92,8 +93,9 @@ pub struct State {
     pub rpc_shares: Arc<ClientShares>,
     /// Counters.
     pub metrics: Arc<Metrics>,
-    /// Set when the shutdown grace period ends: every job stops.
-    pub cancel_all: CancelFlag,
+    /// Cancelled when the shutdown grace period ends: every RPC's token is
+    /// a child of it ([`State::rpc_token`]), so every job stops.
+    pub cancel_all: CancellationToken,
     /// Jobs of at most this many cell updates run inline (0: none).
     pub inline_max_cells: u64,
     /// The Play sessions' limit, token key and row cache.
@@ -124,7 +126,7 @@ impl State {
                 Duration::from_millis(50),
             ),
             metrics: Arc::new(Metrics::default()),
-            cancel_all: CancelFlag::new(),
+            cancel_all: CancellationToken::new(),
             inline_max_cells: config.inline_max_cells,
             play: PlayShared::new(
                 config.limits.max_play_sessions.get() as u64,
@@ -162,6 +164,18 @@ impl State {
     pub fn refused(&self, e: AdmissionError) -> Status {
         self.metrics.refused(Refusal::from(&e));
         e.into()
+    }
+
+    /// A new RPC's token: a child of the server's, so cancelled when the
+    /// shutdown grace ends; the handler cancels it (with a drop guard) when
+    /// its client goes away.
+    pub fn rpc_token(&self) -> CancellationToken {
+        self.cancel_all.child_token()
+    }
+
+    /// A new RPC's token with its deadline.
+    pub fn cancellation(&self, deadline: Option<Instant>) -> Cancellation {
+        Cancellation::new(&self.cancel_all, deadline)
     }
 
     /// Admits one RPC of `client` under `max_concurrent_rpcs` and the

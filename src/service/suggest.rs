@@ -19,7 +19,7 @@ use crate::core::{Analysis, Move, Side, Variant};
 
 use super::clients::ClientKey;
 use super::convert::SuggestMove;
-use super::limits::{CancelFlag, cells_of};
+use super::limits::cells_of;
 use super::pb;
 use super::state::State;
 
@@ -37,15 +37,14 @@ pub async fn suggest_move(
     let reservation = state.admit_work(cells, n as u64)?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the work on the pool.
-    let cancel = CancelFlag::new();
-    let _guard = cancel.guard();
-    let server_cancel = state.cancel_all.clone();
+    let cancel = state.rpc_token();
+    let _guard = cancel.clone().drop_guard();
     let metrics = Arc::clone(&state.metrics);
     let seed = req.seed;
     let response = state
         .run_cpu_sized(cells, move || {
             let _reservation = reservation;
-            let cancelled = || cancel.is_cancelled() || server_cancel.is_cancelled();
+            let cancelled = || cancel.is_cancelled();
             let analysis = metrics.count_case(variant, row.len(), || {
                 analyze_cancellable(&row, variant, &cancelled)
             })?;

@@ -16,7 +16,7 @@ use crate::core::tables::Tables;
 
 use super::clients::ClientKey;
 use super::convert::TablesRequest;
-use super::limits::{CancelFlag, Cancellation, cells_of, deadline};
+use super::limits::{cells_of, deadline};
 use super::pb;
 use super::state::{BoxStream, State};
 
@@ -37,9 +37,8 @@ pub async fn get_tables(
     let reservation = state.admit_work(cells_of(n, true), memory_units(n))?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the build on the pool.
-    let flag = CancelFlag::new();
-    let _guard = flag.guard();
-    let cancel = Cancellation::new(flag.clone(), state.cancel_all.clone(), deadline);
+    let cancel = state.cancellation(deadline);
+    let _guard = cancel.token().clone().drop_guard();
     let watched = cancel.clone();
     let (chunks, reservation) = state
         .run_cpu(move || {

@@ -36,9 +36,9 @@ use rustls::server::WebPkiClientVerifier;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
+use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use super::config::TlsConfig;
@@ -274,13 +274,7 @@ impl Certificates {
 pub struct Tls {
     /// The current certificates.
     pub certificates: Arc<Certificates>,
-    watcher: JoinHandle<()>,
-}
-
-impl Drop for Tls {
-    fn drop(&mut self) {
-        self.watcher.abort();
-    }
+    _watcher: AbortOnDropHandle<()>,
 }
 
 /// Loads the certificates of `config` (an error names the file) and starts
@@ -307,7 +301,7 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Tls, TlsError>
     );
     Ok(Tls {
         certificates,
-        watcher,
+        _watcher: AbortOnDropHandle::new(watcher),
     })
 }
 

@@ -26,6 +26,7 @@ use std::time::Duration;
 use futures::{FutureExt, Stream, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
@@ -37,7 +38,7 @@ use crate::wire::convert::side_from_wire;
 
 use super::clients::{ClientKey, ClientShares};
 use super::convert::{PlayStart, play_row};
-use super::limits::{Budget, CancelFlag, GuardedStream, Reservation, cells_of, deadline};
+use super::limits::{Budget, GuardedStream, Reservation, cells_of, deadline};
 use super::metrics::Refusal;
 use super::pb;
 use super::pb::play_event::Event;
@@ -111,7 +112,7 @@ pub fn play(
     let deadline = deadline(request.metadata());
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
-    let cancel = CancelFlag::new();
+    let cancel = state.rpc_token();
     let span = tracing::info_span!(
         "Play",
         piles = tracing::field::Empty,
@@ -154,7 +155,7 @@ pub fn play_step(
     let deadline = deadline(request.metadata());
     let (first, then, mode) = step_messages(request.into_inner())?;
     let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
-    let cancel = CancelFlag::new();
+    let cancel = state.rpc_token();
     let span = tracing::debug_span!(
         "PlayStep",
         piles = tracing::field::Empty,
@@ -272,7 +273,7 @@ async fn run(
     state: &Arc<State>,
     mut inbound: Streaming<pb::PlayRequest>,
     tx: &Tx,
-    cancel: &CancelFlag,
+    cancel: &CancellationToken,
 ) -> Option<Outcome> {
     // The first message, within the default move timeout (a stream that
     // never starts a game would hold its slot forever).
@@ -393,7 +394,7 @@ impl Session {
     async fn begin(
         state: &Arc<State>,
         first: pb::PlayRequest,
-        cancel: &CancelFlag,
+        cancel: &CancellationToken,
     ) -> Result<(Session, &'static str), Status> {
         let limits = &state.limits;
         let (start, resumed, how) = match first.action {
@@ -829,7 +830,7 @@ async fn prepare(
     row: ValidRow<'static>,
     variant: Variant,
     digest: [u8; 32],
-    cancel: &CancelFlag,
+    cancel: &CancellationToken,
 ) -> Result<Arc<PreparedRow>, Status> {
     let (prepared, hit) = state
         .play
@@ -840,12 +841,12 @@ async fn prepare(
             let estimate = piles_of_bytes(row_bytes_estimate(n, variant)).max(n as u64);
             let memory = admit_memory(state, estimate)?;
             let [cells_held, _none] = state.admit_work(cells, 0)?;
-            let (rpc_cancel, server_cancel) = (cancel.clone(), state.cancel_all.clone());
+            let rpc_cancel = cancel.clone();
             let metrics = Arc::clone(&state.metrics);
             let built = state
                 .run_cpu_sized(cells, move || {
                     let _cells = cells_held;
-                    let cancelled = || rpc_cancel.is_cancelled() || server_cancel.is_cancelled();
+                    let cancelled = || rpc_cancel.is_cancelled();
                     metrics.count_case(variant, n, || GameRow::new(&row, variant, &cancelled).ok())
                 })
                 .await?
