@@ -1,21 +1,21 @@
 //! The `grpc-timeout` request header: `service::limits::parse_grpc_timeout`
-//! on arbitrary text and `service::limits::deadline` on arbitrary header
-//! bytes (what a client sends with every call; the server-streaming RPCs
-//! read it themselves).
+//! on arbitrary text and `service::limits::deadline_in` on arbitrary header
+//! bytes (what a client sends with every call; the server's call layer
+//! reads it once and hands the deadline to the handlers).
 //!
 //! Input: the header value's bytes.
 //!
 //! Holds: no panic; a value is accepted exactly when it is 1 to 8 ASCII
 //! digits and one of the units `H M S m u n` (the gRPC spec), and then
-//! means exactly that duration; `deadline` finds a deadline exactly when
+//! means exactly that duration; `deadline_in` finds a deadline exactly when
 //! the header holds such a value.
 #![no_main]
 
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use stonegame::service::limits::{deadline, parse_grpc_timeout};
-use tonic::metadata::{MetadataMap, MetadataValue};
+use stonegame::service::limits::{deadline_in, parse_grpc_timeout};
+use tonic::codegen::http::{HeaderMap, HeaderValue};
 
 /// The spec's reading, independently of the server's (which works on
 /// bytes, folds the digits and picks a `Duration` constructor per unit):
@@ -51,9 +51,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         assert_eq!(parse_grpc_timeout(text), want, "{text:?}");
     }
-    if let Ok(value) = MetadataValue::try_from(data) {
-        let mut metadata = MetadataMap::new();
-        metadata.insert("grpc-timeout", value);
-        assert_eq!(deadline(&metadata).is_some(), want.is_some(), "{data:?}");
+    if let Ok(value) = HeaderValue::from_bytes(data) {
+        let mut headers = HeaderMap::new();
+        headers.insert("grpc-timeout", value);
+        assert_eq!(deadline_in(&headers).is_some(), want.is_some(), "{data:?}");
     }
 });

@@ -1,8 +1,8 @@
 //! Bearer-token authentication of the `stonegame.v1.StoneGame` RPCs
 //! (`auth.tokens_file`, docs/security.md).
 //!
-//! [`Authenticate`] wraps the StoneGame service only (health and reflection
-//! stay open for probes): a call without `authorization: Bearer TOKEN`
+//! [`Authenticate`], a tonic interceptor, wraps the StoneGame service only
+//! (health and reflection stay open for probes): a call without `authorization: Bearer TOKEN`
 //! naming a token of the file is answered UNAUTHENTICATED before it reaches
 //! a handler. The message says whether the token was missing, malformed or
 //! unknown, never what it was; `stonegame_auth_rejected_total{reason}`
@@ -16,12 +16,8 @@
 //! An empty or unreadable file refuses to start; a later bad version is
 //! logged and the old tokens stay.
 
-use std::convert::Infallible;
-use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::sync::{Arc, RwLock};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use hyper::http;
@@ -29,11 +25,11 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio_util::task::AbortOnDropHandle;
 use tonic::Status;
-use tonic::body::Body;
-use tonic::server::NamedService;
+use tonic::service::Interceptor;
 
 use super::clients::TokenDigest;
 use super::config::AuthConfig;
+use super::limits::CallInfo;
 use super::metrics::Metrics;
 use super::reload;
 
@@ -220,69 +216,45 @@ pub fn load(config: &AuthConfig, metrics: &Arc<Metrics>) -> Result<Auth, AuthErr
     })
 }
 
-/// The StoneGame service behind a bearer-token check.
+/// The bearer-token check, a tonic interceptor: the StoneGame service is
+/// wrapped in an `InterceptedService` with it.
 #[derive(Debug, Clone)]
-pub struct Authenticate<S> {
-    inner: S,
+pub struct Authenticate {
     tokens: Option<Arc<Tokens>>,
     metrics: Arc<Metrics>,
 }
 
-impl<S> Authenticate<S> {
-    /// `inner`, answering only calls with a token of `tokens` (`None`:
-    /// every call).
-    pub fn new(inner: S, tokens: Option<Arc<Tokens>>, metrics: Arc<Metrics>) -> Authenticate<S> {
-        Authenticate {
-            inner,
-            tokens,
-            metrics,
-        }
+impl Authenticate {
+    /// Lets only calls with a token of `tokens` through (`None`: every
+    /// call).
+    pub fn new(tokens: Option<Arc<Tokens>>, metrics: Arc<Metrics>) -> Authenticate {
+        Authenticate { tokens, metrics }
     }
 }
 
-impl<S: NamedService> NamedService for Authenticate<S> {
-    const NAME: &'static str = S::NAME;
-}
-
-impl<S, B> tonic::codegen::Service<http::Request<B>> for Authenticate<S>
-where
-    S: tonic::codegen::Service<
-            http::Request<B>,
-            Response = http::Response<Body>,
-            Error = Infallible,
-        >,
-    S::Future: Send + 'static,
-{
-    type Response = http::Response<Body>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
+impl Interceptor for Authenticate {
+    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
         let Some(tokens) = &self.tokens else {
-            return Box::pin(self.inner.call(request));
+            return Ok(request);
         };
         let authorization = request
-            .headers()
-            .get(http::header::AUTHORIZATION)
+            .metadata()
+            .get(http::header::AUTHORIZATION.as_str())
             .map(|v| v.as_bytes());
         match tokens.check(authorization) {
             Ok(client) => {
                 request.extensions_mut().insert(client);
-                Box::pin(self.inner.call(request))
+                Ok(request)
             }
             Err(rejection) => {
                 self.metrics.auth_rejected(rejection.as_str());
+                let rpc = request.extensions().get::<CallInfo>().map(|c| c.rpc);
                 tracing::debug!(
-                    path = request.uri().path(),
+                    rpc,
                     reason = rejection.as_str(),
                     "call refused: UNAUTHENTICATED"
                 );
-                let response = rejection.status().into_http();
-                Box::pin(async move { Ok(response) })
+                Err(rejection.status())
             }
         }
     }

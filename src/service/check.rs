@@ -397,6 +397,11 @@ impl Drop for FinishOnDrop {
 }
 
 /// Answers one Check stream.
+#[tracing::instrument(
+    name = "Check",
+    skip_all,
+    fields(variant = tracing::field::Empty, verdict = tracing::field::Empty, cases = tracing::field::Empty)
+)]
 pub async fn check(
     state: &Arc<State>,
     request: Request<Streaming<pb::CheckRequest>>,

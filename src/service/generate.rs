@@ -109,13 +109,22 @@ impl Write for ChunkWriter {
 }
 
 /// Validates the request and starts streaming its data.
+#[tracing::instrument(
+    name = "Generate",
+    skip_all,
+    fields(
+        family = %request.get_ref().family,
+        cases = request.get_ref().cases,
+        max_n = request.get_ref().max_n,
+    )
+)]
 pub async fn generate(
     state: &Arc<State>,
     request: Request<pb::GenerateRequest>,
 ) -> Result<Response<BoxStream<pb::GenerateChunk>>, Status> {
     let permit = state.admit_rpc(ClientKey::of(&request))?;
     let spec = GenSpec::try_from((request.get_ref(), &state.limits))?;
-    let deadline = deadline(request.metadata());
+    let deadline = deadline(&request);
     let (tx, rx) = mpsc::channel(QUEUE);
     // Cancelled when the response stream is dropped (the client went away)
     // or ends at the deadline.

@@ -26,6 +26,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
+use hyper::http;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::{CancellationToken, DropGuard};
 use tonic::metadata::{MetadataMap, MetadataValue};
@@ -422,12 +423,27 @@ impl<T> Stream for GuardedStream<T> {
     }
 }
 
-/// The instant the client's deadline (its `grpc-timeout` header) passes,
-/// if it set one. tonic applies that header to a handler's future, dropping
-/// it at the deadline, which covers unary and client-streaming RPCs; the
-/// bodies of server-streaming ones need it here (tonic's parser is private).
-pub fn deadline(metadata: &MetadataMap) -> Option<Instant> {
-    let timeout = parse_grpc_timeout(metadata.get("grpc-timeout")?.to_str().ok()?)?;
+/// What the call layer ([`super::calls`]) learnt of a call before its
+/// handler runs, handed over as a request extension.
+#[derive(Debug, Clone, Copy)]
+pub struct CallInfo {
+    /// The method (`Solve`, …), the `rpc` label of the metrics.
+    pub rpc: &'static str,
+    /// When the client's `grpc-timeout` passes, if it sent one.
+    pub deadline: Option<Instant>,
+}
+
+/// The instant the client's deadline passes, if it set one, as the call
+/// layer read it. tonic applies the `grpc-timeout` header to a handler's
+/// future, dropping it at the deadline, which covers unary and
+/// client-streaming RPCs; the bodies of server-streaming ones need it here.
+pub fn deadline<T>(request: &tonic::Request<T>) -> Option<Instant> {
+    request.extensions().get::<CallInfo>()?.deadline
+}
+
+/// The deadline of a `grpc-timeout` header in `headers`, from now.
+pub fn deadline_in(headers: &http::HeaderMap) -> Option<Instant> {
+    let timeout = parse_grpc_timeout(headers.get("grpc-timeout")?.to_str().ok()?)?;
     Instant::now().checked_add(timeout)
 }
 

@@ -3,14 +3,9 @@
 //! * [`Metrics`] — the counters: the plain atomic ones the tests read, and
 //!   the Prometheus families (`prometheus-client`) behind `/metrics`, both
 //!   updated at the same few places: a case solved ([`Metrics::count_case`]),
-//!   a request refused ([`Metrics::refused`]), an RPC ended ([`CountRpcs`]),
-//!   a connection accepted ([`CountedConn`]);
-//! * [`CountRpcs`] — a wrapper around the `StoneGame` service (health and
-//!   reflection are not counted) that counts each RPC by method and final
-//!   gRPC status code, and times it, when it *ends*: when its trailers
-//!   leave (for streams: when the stream ends), or when it is dropped
-//!   unfinished (`DEADLINE_EXCEEDED` past the client's `grpc-timeout`,
-//!   else `CANCELLED`);
+//!   a request refused ([`Metrics::refused`]), an RPC ended
+//!   ([`Metrics::rpc_ended`], called by the [`super::calls`] layer), a
+//!   connection accepted ([`CountedConn`]);
 //! * [`CountedConn`] — a gRPC connection, counted while it is open;
 //! * [`serve_http`] — the HTTP/1 listener answering `GET /metrics` with
 //!   OpenMetrics text (hyper, which tonic already brings).
@@ -20,15 +15,14 @@
 //! ([`Metrics::encode`] takes them as an [`InFlight`]).
 
 use std::convert::Infallible;
-use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use hyper::body::{Bytes, Frame, SizeHint};
+use hyper::body::Bytes;
 use hyper::http;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -39,14 +33,12 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tonic::body::Body;
-use tonic::server::NamedService;
+use tonic::Code;
 use tonic::transport::server::{Connected, TcpConnectInfo};
-use tonic::{Code, Status};
 
 use crate::core::Variant;
 
-use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of, parse_grpc_timeout};
+use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of};
 use super::tls_failure::HandshakeFailure;
 use super::web::Protocol;
 
@@ -813,171 +805,6 @@ pub(crate) fn rpc_of(path: &str) -> &'static str {
     RPCS.into_iter().find(|&m| m == method).unwrap_or("other")
 }
 
-/// The `grpc-status` in a header map, if any.
-fn status_in(headers: &http::HeaderMap) -> Option<Code> {
-    headers
-        .get("grpc-status")
-        .map(|v| Code::from_bytes(v.as_bytes()))
-}
-
-/// A wrapper around a gRPC service (`StoneGameServer`) that counts each
-/// RPC in [`Metrics::rpc_ended`] when it ends. It answers to the same
-/// service name, so it is added to the router in its place.
-#[derive(Debug, Clone)]
-pub struct CountRpcs<S> {
-    inner: S,
-    metrics: Arc<Metrics>,
-}
-
-impl<S> CountRpcs<S> {
-    /// Counts the RPCs of `inner` in `metrics`.
-    pub fn new(inner: S, metrics: Arc<Metrics>) -> CountRpcs<S> {
-        CountRpcs { inner, metrics }
-    }
-}
-
-impl<S: NamedService> NamedService for CountRpcs<S> {
-    const NAME: &'static str = S::NAME;
-}
-
-impl<S, B> tonic::codegen::Service<http::Request<B>> for CountRpcs<S>
-where
-    S: tonic::codegen::Service<
-            http::Request<B>,
-            Response = http::Response<Body>,
-            Error = Infallible,
-        >,
-    S::Future: Send + 'static,
-{
-    type Response = http::Response<Body>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let deadline = request
-            .headers()
-            .get("grpc-timeout")
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_grpc_timeout)
-            .and_then(|t| Instant::now().checked_add(t));
-        let mut call = Call {
-            metrics: Arc::clone(&self.metrics),
-            rpc: rpc_of(request.uri().path()),
-            protocol: request
-                .extensions()
-                .get::<Protocol>()
-                .copied()
-                .unwrap_or(Protocol::Grpc),
-            started: Instant::now(),
-            deadline,
-            done: false,
-        };
-        let response = self.inner.call(request);
-        Box::pin(async move {
-            let (parts, body) = response.await?.into_parts();
-            // An error returned by the handler is a trailers-only response:
-            // its status is in the headers.
-            if let Some(code) = status_in(&parts.headers) {
-                call.finish(code);
-            }
-            let body = Body::new(CountedBody { inner: body, call });
-            Ok(http::Response::from_parts(parts, body))
-        })
-    }
-}
-
-/// One RPC being counted; counts it once, when it ends or is dropped.
-#[derive(Debug)]
-struct Call {
-    metrics: Arc<Metrics>,
-    rpc: &'static str,
-    protocol: Protocol,
-    started: Instant,
-    deadline: Option<Instant>,
-    done: bool,
-}
-
-impl Call {
-    fn finish(&mut self, code: Code) {
-        if !self.done {
-            self.done = true;
-            self.metrics
-                .rpc_ended(self.rpc, code, self.protocol, self.started.elapsed());
-        }
-    }
-}
-
-/// How close to its deadline a dropped call counts as `DEADLINE_EXCEEDED`.
-/// tonic starts its deadline timer before this wrapper sees the call (the
-/// router calls it on the call's first poll, once the stream's task runs),
-/// and tokio's timers fire on millisecond ticks: a call that tonic ended at
-/// its deadline is often dropped a little before the deadline reckoned
-/// here, and was counted as `CANCELLED` (issue #22 saw 95 of 100 GetTables
-/// calls with a 1 ms deadline counted; without this allowance, 59 of the 60
-/// of `every_get_tables_call_is_counted_once_however_it_ends` in one run).
-/// A client's own deadline timer (its cancel arrives about when the
-/// deadline passes) is counted the same way.
-const DEADLINE_SLACK: Duration = Duration::from_millis(5);
-
-impl Drop for Call {
-    /// Dropped unfinished: tonic dropped the handler at the client's
-    /// deadline (`DEADLINE_EXCEEDED`: the deadline has passed, give or take
-    /// [`DEADLINE_SLACK`]), or the client cancelled or went away
-    /// (`CANCELLED`). Every call is counted once: here, or when its status
-    /// went out ([`Call::finish`] counts only the first time).
-    fn drop(&mut self) {
-        let code = match self.deadline {
-            Some(d) if Instant::now() + DEADLINE_SLACK >= d => Code::DeadlineExceeded,
-            _ => Code::Cancelled,
-        };
-        self.finish(code);
-    }
-}
-
-/// A response body that counts its RPC when its trailers (and so its
-/// status) go out.
-#[derive(Debug)]
-struct CountedBody {
-    inner: Body,
-    call: Call,
-}
-
-impl hyper::body::Body for CountedBody {
-    type Data = Bytes;
-    type Error = Status;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
-        let this = &mut *self;
-        let polled = Pin::new(&mut this.inner).poll_frame(cx);
-        match &polled {
-            Poll::Ready(Some(Ok(frame))) => {
-                if let Some(code) = frame.trailers_ref().and_then(status_in) {
-                    this.call.finish(code);
-                }
-            }
-            Poll::Ready(Some(Err(status))) => this.call.finish(status.code()),
-            Poll::Ready(None) => this.call.finish(Code::Unknown),
-            Poll::Pending => {}
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 // ---- counting connections ----
 
 /// An accepted gRPC connection, counted in `stonegame_connections_open`
@@ -1187,153 +1014,6 @@ mod tests {
         }
         assert_eq!(Metrics::get(&m.admissions_refused), 1);
         assert_eq!(Metrics::get(&m.cases_cancelled), 1);
-    }
-
-    /// A service answering every call with `respond()` after `wait`.
-    #[derive(Clone)]
-    struct Fake {
-        respond: fn() -> http::Response<Body>,
-        wait: bool,
-    }
-
-    impl tonic::codegen::Service<http::Request<()>> for Fake {
-        type Response = http::Response<Body>;
-        type Error = Infallible;
-        type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
-
-        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-            Poll::Ready(Ok(()))
-        }
-
-        fn call(&mut self, _: http::Request<()>) -> Self::Future {
-            let (respond, wait) = (self.respond, self.wait);
-            Box::pin(async move {
-                if wait {
-                    std::future::pending::<()>().await;
-                }
-                Ok(respond())
-            })
-        }
-    }
-
-    fn request(method: &str, timeout: Option<&'static str>) -> http::Request<()> {
-        let mut r = http::Request::new(());
-        *r.uri_mut() = format!("/stonegame.v1.StoneGame/{method}").parse().unwrap();
-        if let Some(t) = timeout {
-            r.headers_mut()
-                .insert("grpc-timeout", http::HeaderValue::from_static(t));
-        }
-        r
-    }
-
-    fn count(m: &Metrics, rpc: &str, code: &str) -> bool {
-        m.encode(InFlight::default()).contains(&format!(
-            "stonegame_rpc_requests_total{{rpc=\"{rpc}\",code=\"{code}\",protocol=\"grpc\"}} 1\n"
-        ))
-    }
-
-    #[tokio::test]
-    async fn rpcs_count_once_when_they_end() {
-        use http_body_util::BodyExt;
-        use tonic::codegen::Service;
-        let m = Arc::new(Metrics::default());
-        let never = Fake {
-            respond: || unreachable!(),
-            wait: true,
-        };
-        // Dropped unfinished: past its deadline, or not.
-        let call = CountRpcs::new(never.clone(), Arc::clone(&m)).call(request("Check", Some("1m")));
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        drop(call);
-        assert!(count(&m, "Check", "DEADLINE_EXCEEDED"));
-        drop(CountRpcs::new(never, Arc::clone(&m)).call(request("Check", Some("1H"))));
-        assert!(count(&m, "Check", "CANCELLED"));
-
-        // A trailers-only error: counted when the response leaves.
-        let refused = Fake {
-            respond: || Status::resource_exhausted("no").into_http(),
-            wait: false,
-        };
-        let response = CountRpcs::new(refused, Arc::clone(&m))
-            .call(request("SuggestMove", None))
-            .await
-            .unwrap();
-        assert!(count(&m, "SuggestMove", "RESOURCE_EXHAUSTED"));
-        drop(response);
-
-        // A stream: counted when its trailers leave, once.
-        let streamed = Fake {
-            respond: || {
-                let mut trailers = http::HeaderMap::new();
-                trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
-                let frames = futures::stream::iter([
-                    Ok::<_, Status>(Frame::data(Bytes::from_static(b"x"))),
-                    Ok(Frame::trailers(trailers)),
-                ]);
-                http::Response::new(Body::new(http_body_util::StreamBody::new(frames)))
-            },
-            wait: false,
-        };
-        let mut body = CountRpcs::new(streamed, Arc::clone(&m))
-            .call(request("Generate", None))
-            .await
-            .unwrap()
-            .into_body();
-        assert!(body.frame().await.unwrap().unwrap().is_data());
-        assert!(!count(&m, "Generate", "OK"));
-        assert!(body.frame().await.unwrap().unwrap().is_trailers());
-        assert!(count(&m, "Generate", "OK"));
-        drop(body);
-        assert!(!count(&m, "Generate", "CANCELLED"));
-        let text = m.encode(InFlight::default());
-        assert!(text.contains("stonegame_rpc_duration_seconds_count{rpc=\"Check\"} 2\n"));
-    }
-
-    /// Issue #22: every call counted once however it is dropped. A call
-    /// dropped within [`DEADLINE_SLACK`] of its deadline was ended by it
-    /// (tonic's timer started first); one dropped well before, by its
-    /// client; a stream dropped after its headers and before its trailers
-    /// (a client cancelling a GetTables it has started reading), by its
-    /// client.
-    #[tokio::test]
-    async fn dropped_calls_count_once_with_their_cause() {
-        use futures::StreamExt;
-        use http_body_util::BodyExt;
-        use tonic::codegen::Service;
-        let m = Arc::new(Metrics::default());
-        let never = Fake {
-            respond: || unreachable!(),
-            wait: true,
-        };
-        drop(CountRpcs::new(never.clone(), Arc::clone(&m)).call(request("Solve", Some("3m"))));
-        assert!(count(&m, "Solve", "DEADLINE_EXCEEDED"));
-        drop(CountRpcs::new(never, Arc::clone(&m)).call(request("Solve", Some("200m"))));
-        assert!(count(&m, "Solve", "CANCELLED"));
-        let endless = Fake {
-            respond: || {
-                let frames =
-                    futures::stream::iter([Ok::<_, Status>(Frame::data(Bytes::from_static(b"x")))])
-                        .chain(futures::stream::pending());
-                http::Response::new(Body::new(http_body_util::StreamBody::new(frames)))
-            },
-            wait: false,
-        };
-        let mut body = CountRpcs::new(endless, Arc::clone(&m))
-            .call(request("GetTables", Some("1H")))
-            .await
-            .unwrap()
-            .into_body();
-        assert!(body.frame().await.unwrap().unwrap().is_data());
-        assert!(!count(&m, "GetTables", "CANCELLED"));
-        assert!(
-            !m.encode(InFlight::default())
-                .contains("stonegame_rpc_duration_seconds_count{rpc=\"GetTables\"} 1\n")
-        );
-        drop(body);
-        assert!(count(&m, "GetTables", "CANCELLED"));
-        let text = m.encode(InFlight::default());
-        assert!(text.contains("stonegame_rpc_duration_seconds_count{rpc=\"GetTables\"} 1\n"));
-        assert!(text.contains("stonegame_rpc_duration_seconds_count{rpc=\"Solve\"} 2\n"));
     }
 
     #[test]

@@ -12,18 +12,19 @@
 //! * [`state`] — what the RPCs share: limits, the CPU pool and executor,
 //!   the budgets and their admission;
 //! * [`limits`] — the budgets, concurrency limit and RPCs' cancellation
-//!   (tokio-util tokens) [`state`] is made of; [`clients`] — each client's share of the RPC
-//!   and Play session limits; [`memory`] — the memory budget's default
+//!   (tokio-util tokens) [`state`] is made of; [`clients`] — each client's
+//!   share of the RPC and Play session limits; [`memory`] — the memory budget's default
 //!   size from the container's or the machine's memory;
-//! * [`metrics`] — the counters (atomic, and the Prometheus registry), the
-//!   wrapper counting RPCs, and the `/metrics` HTTP listener;
+//! * [`metrics`] — the counters (atomic, and the Prometheus registry) and
+//!   the `/metrics` HTTP listener; [`calls`] — the tower layer in front of
+//!   the StoneGame RPCs that reads each call's deadline once and counts it;
 //! * [`server`] — the transport: building and serving with health,
 //!   reflection and graceful shutdown, dispatching to the handlers;
 //! * [`transport`] — the HTTP/2 and TCP limits against hostile clients
 //!   (`[transport]`), set on the server builder and the accepted sockets;
 //! * [`tls`] — TLS and mTLS on the gRPC listener, certificates re-read
-//!   when they change; [`auth`] — bearer tokens in front of the StoneGame
-//!   RPCs; [`reload`] — the polling both re-read their files with;
+//!   when they change; [`auth`] — bearer tokens checked by a tonic
+//!   interceptor in front of the StoneGame RPCs; [`reload`] — the polling both re-read their files with;
 //! * [`telemetry`] — logging;
 //! * [`alloc`] — malloc tuning for processes moving many large messages.
 //!
@@ -35,6 +36,7 @@
 
 pub mod alloc;
 pub mod auth;
+pub mod calls;
 pub mod check;
 pub mod clients;
 pub mod config;

@@ -10,8 +10,9 @@
 //!
 //! Beside the gRPC listener, an HTTP listener serves the Prometheus metrics
 //! (`metrics.listen`, [`super::metrics`]) until the server stops; the
-//! StoneGame RPCs are counted by [`CountRpcs`] around the service, the
-//! connections by [`CountedConn`]. With `max_connection_age_ms` set, tonic
+//! StoneGame RPCs pass a bearer-token interceptor ([`super::auth`]) and the
+//! call layer ([`CallLayer`]: deadlines, counting), the connections are
+//! counted by [`CountedConn`]. With `max_connection_age_ms` set, tonic
 //! closes each connection gracefully (GOAWAY) once it is that old, and cuts
 //! it `max_connection_age_grace_ms` later if RPCs still run on it.
 
@@ -25,17 +26,19 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::task::AbortOnDropHandle;
+use tonic::service::LayerExt;
+use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status, Streaming};
 use tonic_health::ServingStatus;
-use tracing::Instrument;
 
 use crate::wire::MAX_FRAME_SIZE;
 
 use super::auth::{self, Authenticate};
+use super::calls::CallLayer;
 use super::config::Config;
-use super::metrics::{CountRpcs, CountedConn, Metrics, Render, serve_http};
+use super::metrics::{CountedConn, Metrics, Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
@@ -149,49 +152,28 @@ impl StoneGame for StoneGameService {
         &self,
         request: Request<pb::GetTablesRequest>,
     ) -> Result<Response<Self::GetTablesStream>, Status> {
-        let span = tracing::info_span!("GetTables", piles = request.get_ref().piles.len());
-        tables::get_tables(&self.state, request)
-            .instrument(span)
-            .await
+        tables::get_tables(&self.state, request).await
     }
 
     async fn suggest_move(
         &self,
         request: Request<pb::SuggestMoveRequest>,
     ) -> Result<Response<pb::SuggestMoveResponse>, Status> {
-        let span = tracing::debug_span!("SuggestMove", piles = request.get_ref().piles.len());
-        suggest::suggest_move(&self.state, request)
-            .instrument(span)
-            .await
+        suggest::suggest_move(&self.state, request).await
     }
 
     async fn check(
         &self,
         request: Request<Streaming<pb::CheckRequest>>,
     ) -> Result<Response<pb::CheckResponse>, Status> {
-        let span = tracing::info_span!(
-            "Check",
-            variant = tracing::field::Empty,
-            verdict = tracing::field::Empty,
-            cases = tracing::field::Empty,
-        );
-        check::check(&self.state, request).instrument(span).await
+        check::check(&self.state, request).await
     }
 
     async fn generate(
         &self,
         request: Request<pb::GenerateRequest>,
     ) -> Result<Response<Self::GenerateStream>, Status> {
-        let req = request.get_ref();
-        let span = tracing::info_span!(
-            "Generate",
-            family = %req.family,
-            cases = req.cases,
-            max_n = req.max_n,
-        );
-        generate::generate(&self.state, request)
-            .instrument(span)
-            .await
+        generate::generate(&self.state, request).await
     }
 
     async fn play(
@@ -394,14 +376,17 @@ async fn start_with_signal(
         .max_decoding_message_size(config.limits.max_message_bytes.get());
     // Only StoneGame's RPCs need a token: health and reflection stay open
     // (probes). Without auth.tokens_file every call passes.
-    let service = Authenticate::new(
+    let service = InterceptedService::new(
         service,
-        auth.as_ref().map(|a| Arc::clone(&a.tokens)),
-        Arc::clone(&state.metrics),
+        Authenticate::new(
+            auth.as_ref().map(|a| Arc::clone(&a.tokens)),
+            Arc::clone(&state.metrics),
+        ),
     );
     // Health checks and reflection are not counted: only StoneGame's RPCs
-    // (those refused for their token too, as UNAUTHENTICATED).
-    let service = CountRpcs::new(service, Arc::clone(&state.metrics));
+    // (those refused for their token too, as UNAUTHENTICATED). The layer
+    // also reads each call's deadline once, for the handlers.
+    let service = CallLayer::new(Arc::clone(&state.metrics)).named_layer(service);
     // The flow-control windows stay at hyper's defaults (1 MiB per stream
     // and per connection): a Solve stream never holds more than
     // `max_batches_in_flight_per_stream` batches anyway, and larger windows

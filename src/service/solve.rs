@@ -34,30 +34,34 @@ use super::pb;
 use super::state::{BoxStream, State};
 use super::validate::{CaseShape, check_batch};
 
-/// Starts the stream: the work happens in a spawned driver task.
+/// Starts the stream: the work happens in a spawned driver task, in this
+/// call's span.
+#[tracing::instrument(
+    name = "Solve",
+    skip_all,
+    fields(
+        batches = tracing::field::Empty,
+        cases = tracing::field::Empty,
+        elapsed_ms = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    )
+)]
 pub fn solve(
     state: Arc<State>,
     request: Request<Streaming<pb::SolveRequest>>,
 ) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
     let permit = state.admit_rpc(ClientKey::of(&request))?;
-    let deadline = deadline(request.metadata());
+    let deadline = deadline(&request);
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream.get());
     let cancel = state.rpc_token();
     let stream = GuardedStream::new(rx, &cancel, deadline, "the stream");
-    let span = tracing::info_span!(
-        "Solve",
-        batches = tracing::field::Empty,
-        cases = tracing::field::Empty,
-        elapsed_ms = tracing::field::Empty,
-        outcome = tracing::field::Empty,
-    );
     tokio::spawn(
         async move {
             let _permit = permit;
             drive(state, inbound, tx, cancel, deadline).await;
         }
-        .instrument(span),
+        .in_current_span(),
     );
     Ok(Response::new(Box::pin(stream)))
 }

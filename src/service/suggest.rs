@@ -24,6 +24,12 @@ use super::pb;
 use super::state::State;
 
 /// Answers one SuggestMove request.
+#[tracing::instrument(
+    name = "SuggestMove",
+    level = "debug",
+    skip_all,
+    fields(piles = request.get_ref().piles.len())
+)]
 pub async fn suggest_move(
     state: &Arc<State>,
     request: Request<pb::SuggestMoveRequest>,

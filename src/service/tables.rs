@@ -24,13 +24,14 @@ use super::state::{BoxStream, State};
 /// call's cancellation (client gone, `grpc-timeout` deadline, the end of the
 /// shutdown grace) once per diagonal, so abandoned work stops within
 /// milliseconds and work queued behind it is never started.
+#[tracing::instrument(name = "GetTables", skip_all, fields(piles = request.get_ref().piles.len()))]
 pub async fn get_tables(
     state: &Arc<State>,
     request: Request<pb::GetTablesRequest>,
 ) -> Result<Response<BoxStream<pb::TablesChunk>>, Status> {
     let _permit = state.admit_rpc(ClientKey::of(&request))?;
     let started = Instant::now();
-    let deadline = deadline(request.metadata());
+    let deadline = deadline(&request);
     let req = TablesRequest::try_from((request.into_inner(), &state.limits))?;
     let (row, chunk_rows) = (req.row, req.chunk_rows);
     let n = row.len();

@@ -90,6 +90,15 @@ impl PlayShared {
 const EVENTS_BUFFERED: usize = 32;
 
 /// Starts a Play stream: the session runs in a spawned task.
+#[tracing::instrument(
+    name = "Play",
+    skip_all,
+    fields(
+        piles = tracing::field::Empty,
+        plies = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    )
+)]
 pub fn play(
     state: Arc<State>,
     request: Request<Streaming<pb::PlayRequest>>,
@@ -109,16 +118,10 @@ pub fn play(
         Status::from(e)
     })?;
     // A client deadline (grpc-timeout) bounds the whole game.
-    let deadline = deadline(request.metadata());
+    let deadline = deadline(&request);
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
     let cancel = state.rpc_token();
-    let span = tracing::info_span!(
-        "Play",
-        piles = tracing::field::Empty,
-        plies = tracing::field::Empty,
-        outcome = tracing::field::Empty,
-    );
     let session_cancel = cancel.clone();
     tokio::spawn(
         async move {
@@ -135,7 +138,7 @@ pub fn play(
             tracing::Span::current().record("outcome", label);
             tracing::info!("Play stream done");
         }
-        .instrument(span),
+        .in_current_span(),
     );
     Ok(Response::new(Box::pin(GuardedStream::new(
         rx, &cancel, deadline, "the game",
@@ -147,21 +150,25 @@ pub fn play(
 /// states and tokens) until the client's turn or the end. It is an RPC like
 /// any other (an RPC slot of the client's share), not a Play session: no
 /// game is held between calls.
+#[tracing::instrument(
+    name = "PlayStep",
+    level = "debug",
+    skip_all,
+    fields(
+        piles = tracing::field::Empty,
+        plies = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    )
+)]
 pub fn play_step(
     state: Arc<State>,
     request: Request<pb::PlayStepRequest>,
 ) -> Result<Response<BoxStream<pb::PlayEvent>>, Status> {
     let permit = state.admit_rpc(ClientKey::of(&request))?;
-    let deadline = deadline(request.metadata());
+    let deadline = deadline(&request);
     let (first, then, mode) = step_messages(request.into_inner())?;
     let (tx, rx) = mpsc::channel(EVENTS_BUFFERED);
     let cancel = state.rpc_token();
-    let span = tracing::debug_span!(
-        "PlayStep",
-        piles = tracing::field::Empty,
-        plies = tracing::field::Empty,
-        outcome = tracing::field::Empty,
-    );
     let step_cancel = cancel.clone();
     tokio::spawn(
         async move {
@@ -191,7 +198,7 @@ pub fn play_step(
             }
             tracing::Span::current().record("outcome", outcome.label());
         }
-        .instrument(span),
+        .in_current_span(),
     );
     Ok(Response::new(Box::pin(GuardedStream::new(
         rx, &cancel, deadline, "the turn",
