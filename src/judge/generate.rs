@@ -59,7 +59,7 @@
 //! where its bug bites (the last column), and that makes its `left[2][n]`
 //! differ from `a_1` (or, for the n ≤ 2 bugs, its shortcut is simply wrong),
 //! so it answers 1 where the truth is 0 or the other way round.
-//! `tests/judge_wrong_solutions.rs` re-implements each wrong solution on its
+//! `tests/it/judge_wrong_solutions.rs` re-implements each wrong solution on its
 //! own and shows that 50-case hack files (20 seeds) fail every one of them.
 //! The wrap kinds appear only when `max_a` reaches 2^31 (resp. 2^32): a
 //! 32-bit solution is right on every row whose piles fit its type. Killer

@@ -12,7 +12,7 @@
 //! `stonegame gen`. Validators, interactor and submissions are the
 //! project's own C++17 and Python sources kept in `src/package/assets/`
 //! (embedded with `include_str!`), so a judge host needs neither network
-//! nor a Rust toolchain; `tests/package_bapctools.rs` holds them to the
+//! nor a Rust toolchain; `tests/it/package_bapctools.rs` holds them to the
 //! Rust judge and runs BAPCtools on the written packages
 //! (docs/judging.md, "Running this problem at a contest").
 //!

@@ -4,7 +4,7 @@
 //! judge), as BAPCtools records it for the statement. It is a port of the
 //! two C++ programs' move choices, bot randomness included (the same
 //! splitmix64 stream), so `bt generate` rewrites it byte for byte
-//! (tests/package_bapctools.rs checks that).
+//! (tests/it/package_bapctools.rs checks that).
 
 use std::fmt::Write as _;
 

@@ -2,7 +2,7 @@
 
 Usage: interop_tls.py PORT PROTO_ROOT OUT_DIR CA_PEM CLIENT_CERT CLIENT_KEY TOKEN
 
-The server (tests/service_interop_python.rs) requires a client certificate
+The server (tests/it/service_interop_python.rs) requires a client certificate
 signed by its client CA and a bearer token. Solve and SuggestMove are checked
 against the O(n^2) reference in interop.py; a call without the token must
 fail UNAUTHENTICATED.

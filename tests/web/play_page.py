@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plays the stonegame page (`stonegame serve`'s GET /) in headless Chromium.
 
-Run by tests/web_browser.rs with the venv that tests/web_install makes:
+Run by tests/it/web_browser.rs with the venv that tests/web_install makes:
 
     target/web-venv/bin/python tests/web/play_page.py --url http://127.0.0.1:PORT/ \
         [--screenshot PATH]

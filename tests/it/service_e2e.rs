@@ -2,7 +2,7 @@
 //! and ids with many batches in flight, SuggestMove against the exhaustive
 //! solver, tables against the core's `Tables`, health and reflection.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::num::NonZero;

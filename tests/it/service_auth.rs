@@ -5,7 +5,7 @@
 //! CLI's `--token-file` and `STONEGAME_TOKEN`, and no token in any log line
 //! of a server logging at trace level.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! and other rows), the session limit, many concurrent games, a vanished
 //! client, the row cache, malformed first messages.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -1056,7 +1056,7 @@ async fn move_timeouts_are_bounded_by_the_limit() {
 
 /// Figures for docs/play.md (ignored by default; prints, asserts nothing
 /// about time):
-/// `cargo test --release --test service_play play_figures -- --ignored --nocapture`.
+/// `cargo test --release --test it service_play::play_figures -- --ignored --nocapture`.
 /// For n = 1,000 and 200,000 (random piles up to 10^9): the time to the
 /// first GameState with the row swept and from the cache, the cached row's
 /// bytes, the memory the game reserves, and the streamed moves per second
@@ -1498,7 +1498,7 @@ async fn play_step_turns_resign_replay_and_refuse() {
 /// PlayStep turn (the client's move and the bot's reply, the row sent
 /// again each turn) beside one turn of a Play stream on the same row, at
 /// n = 1,000 and 200,000. Prints, asserts nothing about time:
-/// `cargo test --release --test service_play play_step_figures -- --ignored --nocapture`.
+/// `cargo test --release --test it service_play::play_step_figures -- --ignored --nocapture`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "figures, run by hand"]
 async fn play_step_figures() {

@@ -1,7 +1,7 @@
 //! The checker: its four verdicts and exit codes on crafted files, through
 //! the library and through the built binary.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::Command;

@@ -6,9 +6,7 @@
 //! keeps working, a bad file keeps the old one), start-up errors naming
 //! the file (through `stonegame serve`), and the CLI's TLS flags.
 
-#[path = "common/certs.rs"]
-mod certs;
-mod common;
+use crate::common::{self, certs};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

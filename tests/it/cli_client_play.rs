@@ -5,7 +5,7 @@
 //! hinted moves, `quit` resigning, a bad row or an unreachable server, and
 //! a game resumed on the other replica when its replica is killed.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -5,7 +5,7 @@
 //! `max_connection_age_ms` closes old connections gracefully while a client
 //! keeps working.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -2,7 +2,7 @@
 //! 127.0.0.1:0 with a generated tonic client (service tests), and
 //! generating and parsing OJ-format files (judge tests).
 
-#![allow(dead_code)]
+pub mod certs;
 
 use std::future::Future;
 use std::time::Duration;

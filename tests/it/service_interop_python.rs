@@ -4,9 +4,7 @@
 //! tests/python/interop.py run against an in-process server (Solve,
 //! SuggestMove, health, reflection and whole Play games with rejected moves).
 
-#[path = "common/certs.rs"]
-mod certs;
-mod common;
+use crate::common::{self, certs};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

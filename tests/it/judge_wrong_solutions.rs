@@ -21,7 +21,7 @@
 //! * (d) `≤`/`<` confused in the X vs L conditions: `X < L` written for
 //!   `X ≤ L` (the X − 1 branch) and `X > L` for `X ≥ L` (the X + 1 branch).
 
-mod common;
+use crate::common;
 
 use common::{gen_strings, parse_answers, parse_rows};
 use stonegame::core::exhaustive::{Exhaustive, all_rows};

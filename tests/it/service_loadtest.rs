@@ -6,7 +6,7 @@
 //! concurrent games, self-played games) time exactly what was asked for.
 //! No timing is asserted.
 
-mod common;
+use crate::common;
 
 use std::num::NonZero;
 use std::sync::atomic::Ordering;

@@ -4,7 +4,7 @@
 //! `client check` / `client gen` commands printing what the offline ones
 //! print.
 
-mod common;
+use crate::common;
 
 use std::num::NonZero;
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! the limits, and its expected answers are the solver's (and, on small rows,
 //! the exhaustive solver's); parameters are checked with typed errors.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

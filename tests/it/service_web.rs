@@ -8,7 +8,7 @@
 //! listed origins only; the page with its Content-Security-Policy, and off
 //! with `web.page = false`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

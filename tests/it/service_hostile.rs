@@ -19,7 +19,7 @@
 //! socket (the flood, slowloris, oversized metadata: what a well-behaved
 //! HTTP/2 library refuses to send).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};

@@ -1,7 +1,7 @@
 //! `stonegame solve` and `stonegame suggest` as a user runs them: the real
 //! binary, real files and pipes, exit codes and messages.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

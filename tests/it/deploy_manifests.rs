@@ -26,9 +26,7 @@
 //! installs it into when the machine has none (the test runs that script
 //! once when it finds none).
 
-#[path = "common/certs.rs"]
-mod certs;
-mod common;
+use crate::common::{self, certs};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! than fail, and their work stops — the counters say so, not only the end
 //! of the test — when the client goes away or the deadline passes.
 
-mod common;
+use crate::common;
 
 use std::num::NonZero;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -19,7 +19,7 @@
 //! below what the attack cost before the fix; each test prints its figures
 //! (`--nocapture`; docs/security.md records a run).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -669,7 +669,7 @@ async fn soak_play(
 /// in `cargo test` (half an hour); the figures of a run are in
 /// docs/benchmarks.md.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "30 minutes: cargo test --test service_budgets soak -- --ignored --nocapture"]
+#[ignore = "30 minutes: cargo test --test it service_budgets::soak -- --ignored --nocapture"]
 async fn soak_mixed_traffic_keeps_memory_flat() {
     let minutes: u64 = std::env::var("SOAK_MINUTES")
         .ok()

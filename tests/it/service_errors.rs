@@ -2,7 +2,7 @@
 //! serving afterwards; cancellation and deadlines stop server-side work
 //! (checked with the server's counters, not with wall-clock thresholds).
 
-mod common;
+use crate::common;
 
 use std::num::NonZero;
 use std::sync::atomic::Ordering;

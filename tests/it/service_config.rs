@@ -4,7 +4,7 @@
 //! invalid `log.filter` (or `RUST_LOG`) and a `listen` address in use stop
 //! the server with a message naming the key.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::time::{Duration, Instant};

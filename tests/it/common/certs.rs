@@ -1,7 +1,5 @@
 //! Certificates made in the tests (rcgen, ECDSA P-256): a CA and the
 //! server and client certificates it signs, as PEM, written to files.
-// Each test file that includes this uses only part of it.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 

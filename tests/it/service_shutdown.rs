@@ -2,7 +2,7 @@
 //! in-flight streams finish during the grace period while new RPCs are
 //! refused, and work still running when the grace ends is cancelled.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::Command;
