@@ -30,7 +30,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::info::Info;
-use prometheus_client::registry::{Registry, Unit};
+use prometheus_client::registry::{Metric, Registry, Unit};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tonic::Code;
@@ -235,6 +235,7 @@ struct Exported {
     rpc_requests: Family<RpcCodeLabels, Counter>,
     rpc_duration: Family<RpcLabels, Histogram, fn() -> Histogram>,
     cases: Family<VariantLabels, Counter>,
+    cases_started: Counter,
     cases_cancelled: Counter,
     case_errors: Counter,
     cells: Counter,
@@ -264,39 +265,201 @@ struct Exported {
 }
 
 impl Default for Exported {
+    /// Each family created and registered in one place.
     fn default() -> Exported {
-        let e = Exported {
-            registry: Registry::default(),
-            rpc_requests: Family::default(),
-            rpc_duration: Family::new_with_constructor(duration_histogram as fn() -> Histogram),
-            cases: Family::default(),
-            cases_cancelled: Counter::default(),
-            case_errors: Counter::default(),
-            cells: Counter::default(),
-            admission_rejected: Family::default(),
-            auth_rejected: Family::default(),
-            tls_handshake_failures: Family::default(),
-            reloads: Family::default(),
-            connections_accepted: Counter::default(),
-            connections_open: Gauge::default(),
-            cells_in_flight: Gauge::default(),
-            cells_in_flight_max: Gauge::default(),
-            piles_in_flight: Gauge::default(),
-            piles_in_flight_max: Gauge::default(),
-            rpcs_in_flight: Gauge::default(),
-            rpcs_in_flight_max: Gauge::default(),
-            solve_batches_in_flight: Gauge::default(),
-            play_sessions: Gauge::default(),
-            play_sessions_max: Gauge::default(),
-            play_games_started: Family::default(),
-            play_games_ended: Family::default(),
-            play_moves: Family::default(),
-            play_rejected: Family::default(),
-            play_row_cache_hits: Counter::default(),
-            play_row_cache_misses: Counter::default(),
-            play_row_cache_bytes: Gauge::default(),
-            play_row_cache_entries: Gauge::default(),
+        let mut r = Registry::default();
+        let mut e = Exported {
+            rpc_requests: registered(
+                &mut r,
+                "stonegame_rpc_requests",
+                "StoneGame RPCs ended, by method and final gRPC status code (streams count when they end)",
+                Family::default(),
+            ),
+            rpc_duration: registered_with_unit(
+                &mut r,
+                "stonegame_rpc_duration",
+                "Time from an RPC's start to its end (for streams: the whole stream)",
+                Unit::Seconds,
+                Family::new_with_constructor(duration_histogram as fn() -> Histogram),
+            ),
+            cases: registered(
+                &mut r,
+                "stonegame_cases",
+                "Cases solved to the end (Solve cases, SuggestMove rows, the cases Check and Generate solve), by variant",
+                Family::default(),
+            ),
+            cases_started: registered(
+                &mut r,
+                "stonegame_cases_started",
+                "Cases whose solving started (solved, cancelled or still running)",
+                Counter::default(),
+            ),
+            cases_cancelled: registered(
+                &mut r,
+                "stonegame_cases_cancelled",
+                "Cases whose solving was cancelled (client gone, deadline, shutdown)",
+                Counter::default(),
+            ),
+            case_errors: registered(
+                &mut r,
+                "stonegame_case_errors",
+                "Solve cases answered with a case error instead of being solved",
+                Counter::default(),
+            ),
+            cells: registered(
+                &mut r,
+                "stonegame_cells",
+                "Cell updates done: n(n-1)/2 per two-ends case of n piles, n per leftmost case, n(n-1)/2 per GetTables row",
+                Counter::default(),
+            ),
+            admission_rejected: registered(
+                &mut r,
+                "stonegame_admission_rejected",
+                "Requests refused before their work started, by reason",
+                Family::default(),
+            ),
+            auth_rejected: registered(
+                &mut r,
+                "stonegame_auth_rejected",
+                "StoneGame calls refused UNAUTHENTICATED (auth.tokens_file), by reason: missing, malformed or unknown token",
+                Family::default(),
+            ),
+            tls_handshake_failures: registered(
+                &mut r,
+                "stonegame_tls_handshake_failures",
+                "Connections closed because their TLS handshake failed, by reason: no_client_certificate, unknown_ca, expired, bad_certificate, plaintext, timeout, other",
+                Family::default(),
+            ),
+            reloads: registered(
+                &mut r,
+                "stonegame_reloads",
+                "Re-reads of changed files, by what (tls, auth) and result (ok, error: the old ones are kept)",
+                Family::default(),
+            ),
+            connections_accepted: registered(
+                &mut r,
+                "stonegame_connections_accepted",
+                "gRPC connections accepted",
+                Counter::default(),
+            ),
+            connections_open: registered(
+                &mut r,
+                "stonegame_connections_open",
+                "gRPC connections open now",
+                Gauge::default(),
+            ),
+            cells_in_flight: registered(
+                &mut r,
+                "stonegame_cells_in_flight",
+                "Cell updates admitted and not yet done (the admission budget in use)",
+                Gauge::default(),
+            ),
+            cells_in_flight_max: registered(
+                &mut r,
+                "stonegame_cells_in_flight_max",
+                "The cell-update budget (limits.max_cells_in_flight)",
+                Gauge::default(),
+            ),
+            piles_in_flight: registered(
+                &mut r,
+                "stonegame_piles_in_flight",
+                "Piles held by admitted requests",
+                Gauge::default(),
+            ),
+            piles_in_flight_max: registered(
+                &mut r,
+                "stonegame_piles_in_flight_max",
+                "The piles budget (limits.max_piles_in_flight)",
+                Gauge::default(),
+            ),
+            rpcs_in_flight: registered(
+                &mut r,
+                "stonegame_rpcs_in_flight",
+                "RPCs running now (StoneGame only)",
+                Gauge::default(),
+            ),
+            rpcs_in_flight_max: registered(
+                &mut r,
+                "stonegame_rpcs_in_flight_max",
+                "The concurrency limit (limits.max_concurrent_rpcs)",
+                Gauge::default(),
+            ),
+            solve_batches_in_flight: registered(
+                &mut r,
+                "stonegame_solve_batches_in_flight",
+                "Solve batches admitted and not yet answered, over all streams",
+                Gauge::default(),
+            ),
+            play_sessions: registered(
+                &mut r,
+                "stonegame_play_sessions",
+                "Play streams (games) open now",
+                Gauge::default(),
+            ),
+            play_sessions_max: registered(
+                &mut r,
+                "stonegame_play_sessions_max",
+                "The Play session limit (limits.max_play_sessions)",
+                Gauge::default(),
+            ),
+            play_games_started: registered(
+                &mut r,
+                "stonegame_play_games_started",
+                "Play games begun, by how: start (StartGame) or resume (ResumeGame)",
+                Family::default(),
+            ),
+            play_games_ended: registered(
+                &mut r,
+                "stonegame_play_games_ended",
+                "Play games ended, by reason (no_moves, resigned, timeout, too_many_illegal_moves, abandoned)",
+                Family::default(),
+            ),
+            play_moves: registered(
+                &mut r,
+                "stonegame_play_moves",
+                "Play moves accepted, by who played them: client or bot",
+                Family::default(),
+            ),
+            play_rejected: registered(
+                &mut r,
+                "stonegame_play_rejected_moves",
+                "Play moves rejected (MoveRejected), by reason",
+                Family::default(),
+            ),
+            play_row_cache_hits: registered(
+                &mut r,
+                "stonegame_play_row_cache_hits",
+                "Play games whose prepared row was already in the row cache (or being prepared)",
+                Counter::default(),
+            ),
+            play_row_cache_misses: registered(
+                &mut r,
+                "stonegame_play_row_cache_misses",
+                "Play games that prepared their row (the one O(n^2) sweep)",
+                Counter::default(),
+            ),
+            play_row_cache_bytes: registered_with_unit(
+                &mut r,
+                "stonegame_play_row_cache",
+                "Heap bytes of the prepared rows in the Play row cache",
+                Unit::Bytes,
+                Gauge::default(),
+            ),
+            play_row_cache_entries: registered(
+                &mut r,
+                "stonegame_play_row_cache_entries",
+                "Prepared rows in the Play row cache",
+                Gauge::default(),
+            ),
+            registry: r,
         };
+        e.registry.register(
+            "stonegame_build",
+            "The running build",
+            Info::new(VersionLabels {
+                version: env!("CARGO_PKG_VERSION"),
+            }),
+        );
         for how in PLAY_STARTS {
             let _ = e.play_games_started.get_or_create(&HowLabels { how });
         }
@@ -339,205 +502,39 @@ impl Default for Exported {
         for reason in AUTH_REJECT_REASONS {
             let _ = e.auth_rejected.get_or_create(&ReasonLabels { reason });
         }
-        e.register()
+        e
     }
+}
+
+/// `metric`, registered in `r` under `name`.
+fn registered<M: Metric + Clone>(r: &mut Registry, name: &str, help: &str, metric: M) -> M {
+    r.register(name, help, metric.clone());
+    metric
+}
+
+/// `metric`, registered in `r` under `name` with its unit.
+fn registered_with_unit<M: Metric + Clone>(
+    r: &mut Registry,
+    name: &str,
+    help: &str,
+    unit: Unit,
+    metric: M,
+) -> M {
+    r.register_with_unit(name, help, unit, metric.clone());
+    metric
 }
 
 /// The `reason` labels of `stonegame_auth_rejected_total`.
 pub const AUTH_REJECT_REASONS: [&str; 3] = ["missing", "malformed", "unknown"];
 
-impl Exported {
-    fn register(mut self) -> Exported {
-        let r = &mut self.registry;
-        r.register(
-            "stonegame_rpc_requests",
-            "StoneGame RPCs ended, by method and final gRPC status code (streams count when they end)",
-            self.rpc_requests.clone(),
-        );
-        r.register_with_unit(
-            "stonegame_rpc_duration",
-            "Time from an RPC's start to its end (for streams: the whole stream)",
-            Unit::Seconds,
-            self.rpc_duration.clone(),
-        );
-        r.register(
-            "stonegame_cases",
-            "Cases solved to the end (Solve cases, SuggestMove rows, the cases Check and Generate solve), by variant",
-            self.cases.clone(),
-        );
-        r.register(
-            "stonegame_cases_cancelled",
-            "Cases whose solving was cancelled (client gone, deadline, shutdown)",
-            self.cases_cancelled.clone(),
-        );
-        r.register(
-            "stonegame_case_errors",
-            "Solve cases answered with a case error instead of being solved",
-            self.case_errors.clone(),
-        );
-        r.register(
-            "stonegame_cells",
-            "Cell updates done: n(n-1)/2 per two-ends case of n piles, n per leftmost case, n(n-1)/2 per GetTables row",
-            self.cells.clone(),
-        );
-        r.register(
-            "stonegame_admission_rejected",
-            "Requests refused before their work started, by reason",
-            self.admission_rejected.clone(),
-        );
-        r.register(
-            "stonegame_auth_rejected",
-            "StoneGame calls refused UNAUTHENTICATED (auth.tokens_file), by reason: missing, malformed or unknown token",
-            self.auth_rejected.clone(),
-        );
-        r.register(
-            "stonegame_tls_handshake_failures",
-            "Connections closed because their TLS handshake failed, by reason: no_client_certificate, unknown_ca, expired, bad_certificate, plaintext, timeout, other",
-            self.tls_handshake_failures.clone(),
-        );
-        r.register(
-            "stonegame_reloads",
-            "Re-reads of changed files, by what (tls, auth) and result (ok, error: the old ones are kept)",
-            self.reloads.clone(),
-        );
-        r.register(
-            "stonegame_connections_accepted",
-            "gRPC connections accepted",
-            self.connections_accepted.clone(),
-        );
-        r.register(
-            "stonegame_connections_open",
-            "gRPC connections open now",
-            self.connections_open.clone(),
-        );
-        r.register(
-            "stonegame_cells_in_flight",
-            "Cell updates admitted and not yet done (the admission budget in use)",
-            self.cells_in_flight.clone(),
-        );
-        r.register(
-            "stonegame_cells_in_flight_max",
-            "The cell-update budget (limits.max_cells_in_flight)",
-            self.cells_in_flight_max.clone(),
-        );
-        r.register(
-            "stonegame_piles_in_flight",
-            "Piles held by admitted requests",
-            self.piles_in_flight.clone(),
-        );
-        r.register(
-            "stonegame_piles_in_flight_max",
-            "The piles budget (limits.max_piles_in_flight)",
-            self.piles_in_flight_max.clone(),
-        );
-        r.register(
-            "stonegame_rpcs_in_flight",
-            "RPCs running now (StoneGame only)",
-            self.rpcs_in_flight.clone(),
-        );
-        r.register(
-            "stonegame_rpcs_in_flight_max",
-            "The concurrency limit (limits.max_concurrent_rpcs)",
-            self.rpcs_in_flight_max.clone(),
-        );
-        r.register(
-            "stonegame_solve_batches_in_flight",
-            "Solve batches admitted and not yet answered, over all streams",
-            self.solve_batches_in_flight.clone(),
-        );
-        r.register(
-            "stonegame_play_sessions",
-            "Play streams (games) open now",
-            self.play_sessions.clone(),
-        );
-        r.register(
-            "stonegame_play_sessions_max",
-            "The Play session limit (limits.max_play_sessions)",
-            self.play_sessions_max.clone(),
-        );
-        r.register(
-            "stonegame_play_games_started",
-            "Play games begun, by how: start (StartGame) or resume (ResumeGame)",
-            self.play_games_started.clone(),
-        );
-        r.register(
-            "stonegame_play_games_ended",
-            "Play games ended, by reason (no_moves, resigned, timeout, too_many_illegal_moves, abandoned)",
-            self.play_games_ended.clone(),
-        );
-        r.register(
-            "stonegame_play_moves",
-            "Play moves accepted, by who played them: client or bot",
-            self.play_moves.clone(),
-        );
-        r.register(
-            "stonegame_play_rejected_moves",
-            "Play moves rejected (MoveRejected), by reason",
-            self.play_rejected.clone(),
-        );
-        r.register(
-            "stonegame_play_row_cache_hits",
-            "Play games whose prepared row was already in the row cache (or being prepared)",
-            self.play_row_cache_hits.clone(),
-        );
-        r.register(
-            "stonegame_play_row_cache_misses",
-            "Play games that prepared their row (the one O(n^2) sweep)",
-            self.play_row_cache_misses.clone(),
-        );
-        r.register_with_unit(
-            "stonegame_play_row_cache",
-            "Heap bytes of the prepared rows in the Play row cache",
-            Unit::Bytes,
-            self.play_row_cache_bytes.clone(),
-        );
-        r.register(
-            "stonegame_play_row_cache_entries",
-            "Prepared rows in the Play row cache",
-            self.play_row_cache_entries.clone(),
-        );
-        r.register(
-            "stonegame_build",
-            "The running build",
-            Info::new(VersionLabels {
-                version: env!("CARGO_PKG_VERSION"),
-            }),
-        );
-        self
-    }
-}
-
-/// Counters of the work the server did; shared, lock-free for the atomic
-/// ones (the Prometheus families take a read lock to find a series).
+/// What the server counts: the Prometheus families behind `/metrics`
+/// (`prometheus-client`), which are also what the tests read (the
+/// accessors below).
 #[derive(Debug, Default)]
 pub struct Metrics {
-    /// Cases (Solve cases, SuggestMove rows, the cases Check and Generate
-    /// solve) whose solving started.
-    pub cases_started: AtomicU64,
-    /// Cases solved to the end.
-    pub cases_completed: AtomicU64,
-    /// Cases whose solving stopped because they were cancelled.
-    pub cases_cancelled: AtomicU64,
-    /// Requests refused by admission control (the two budgets).
-    pub admissions_refused: AtomicU64,
-    /// RPCs refused by the concurrency limit.
-    pub rpcs_refused: AtomicU64,
-    /// Solve batches admitted and not yet answered, over all streams.
-    pub batches_in_flight: AtomicU64,
-    /// The largest `batches_in_flight` seen.
-    pub batches_in_flight_peak: AtomicU64,
-    /// gRPC connections accepted.
-    pub connections_accepted: AtomicU64,
-    /// Play sessions open now (a stream from its first message to its end).
-    pub play_sessions: AtomicU64,
-    /// Play games begun (started or resumed).
-    pub play_games: AtomicU64,
-    /// Play games ended, whatever the reason.
-    pub play_games_ended: AtomicU64,
-    /// Play games whose row came from the row cache.
-    pub play_row_cache_hits: AtomicU64,
-    /// Play games that prepared their row.
-    pub play_row_cache_misses: AtomicU64,
+    /// The largest number of Solve batches in flight at once (not
+    /// exported: a gauge's past peak is what a scrape cannot see).
+    batches_in_flight_peak: AtomicU64,
     exported: Exported,
 }
 
@@ -569,6 +566,113 @@ fn gauge(value: u64) -> i64 {
 }
 
 impl Metrics {
+    /// Cases (Solve cases, SuggestMove rows, the cases Check and Generate
+    /// solve) whose solving started.
+    pub fn cases_started(&self) -> u64 {
+        self.exported.cases_started.get()
+    }
+
+    /// Cases solved to the end, both variants.
+    pub fn cases_completed(&self) -> u64 {
+        [Variant::TwoEnds, Variant::Leftmost]
+            .into_iter()
+            .map(|variant| {
+                self.exported
+                    .cases
+                    .get_or_create(&VariantLabels {
+                        variant: variant_label(variant),
+                    })
+                    .get()
+            })
+            .sum()
+    }
+
+    /// Cases whose solving stopped because they were cancelled.
+    pub fn cases_cancelled(&self) -> u64 {
+        self.exported.cases_cancelled.get()
+    }
+
+    /// Requests refused for one of `reasons`.
+    fn refusals(&self, reasons: &[Refusal]) -> u64 {
+        reasons
+            .iter()
+            .map(|r| {
+                self.exported
+                    .admission_rejected
+                    .get_or_create(&ReasonLabels { reason: r.as_str() })
+                    .get()
+            })
+            .sum()
+    }
+
+    /// Requests refused by admission control (the budgets and the Play
+    /// session limit).
+    pub fn admissions_refused(&self) -> u64 {
+        self.refusals(&[
+            Refusal::BusyCells,
+            Refusal::BusyPiles,
+            Refusal::TooLargeCells,
+            Refusal::TooLargePiles,
+            Refusal::TooManyPlaySessions,
+        ])
+    }
+
+    /// RPCs refused by the concurrency limit.
+    pub fn rpcs_refused(&self) -> u64 {
+        self.refusals(&[Refusal::TooManyRpcs])
+    }
+
+    /// The largest number of Solve batches in flight at once so far.
+    pub fn batches_in_flight_peak(&self) -> u64 {
+        self.batches_in_flight_peak.load(Ordering::Acquire)
+    }
+
+    /// gRPC connections accepted.
+    pub fn connections_accepted(&self) -> u64 {
+        self.exported.connections_accepted.get()
+    }
+
+    /// Play sessions open now (a stream from its first message to its end).
+    pub fn play_sessions(&self) -> u64 {
+        u64::try_from(self.exported.play_sessions.get()).unwrap_or(0)
+    }
+
+    /// Play games begun (started or resumed).
+    pub fn play_games(&self) -> u64 {
+        PLAY_STARTS
+            .into_iter()
+            .map(|how| {
+                self.exported
+                    .play_games_started
+                    .get_or_create(&HowLabels { how })
+                    .get()
+            })
+            .sum()
+    }
+
+    /// Play games ended, whatever the reason.
+    pub fn play_games_ended(&self) -> u64 {
+        PLAY_ENDS
+            .into_iter()
+            .map(|reason| {
+                self.exported
+                    .play_games_ended
+                    .get_or_create(&ReasonLabels { reason })
+                    .get()
+            })
+            .sum()
+    }
+
+    /// Play games whose row came from the row cache.
+    pub fn play_row_cache_hits(&self) -> u64 {
+        self.exported.play_row_cache_hits.get()
+    }
+
+    /// Play games that prepared their row.
+    pub fn play_row_cache_misses(&self) -> u64 {
+        self.exported.play_row_cache_misses.get()
+    }
+
     /// Counts a StoneGame call refused for its bearer token (`reason`: one
     /// of [`AUTH_REJECT_REASONS`]).
     pub fn auth_rejected(&self, reason: &'static str) {
@@ -597,11 +701,6 @@ impl Metrics {
             .inc();
     }
 
-    /// Reads a counter.
-    pub fn get(counter: &AtomicU64) -> u64 {
-        counter.load(Ordering::Relaxed)
-    }
-
     /// Runs the solving of one case of `piles` piles (of any RPC), counting
     /// it as started, then completed (`Some`: its cell updates count too)
     /// or cancelled (`None`).
@@ -611,11 +710,10 @@ impl Metrics {
         piles: usize,
         solve: impl FnOnce() -> Option<T>,
     ) -> Option<T> {
-        self.cases_started.fetch_add(1, Ordering::Relaxed);
+        self.exported.cases_started.inc();
         let result = solve();
         match result {
             Some(_) => {
-                self.cases_completed.fetch_add(1, Ordering::Relaxed);
                 self.exported
                     .cases
                     .get_or_create(&VariantLabels {
@@ -627,7 +725,6 @@ impl Metrics {
                     .inc_by(cells_of(piles, variant == Variant::TwoEnds));
             }
             None => {
-                self.cases_cancelled.fetch_add(1, Ordering::Relaxed);
                 self.exported.cases_cancelled.inc();
             }
         }
@@ -646,14 +743,6 @@ impl Metrics {
 
     /// Counts a request refused before its work started.
     pub fn refused(&self, reason: Refusal) {
-        let counter = match reason {
-            Refusal::TooManyRpcs => Some(&self.rpcs_refused),
-            Refusal::ShuttingDown => None,
-            _ => Some(&self.admissions_refused),
-        };
-        if let Some(counter) = counter {
-            counter.fetch_add(1, Ordering::Relaxed);
-        }
         self.exported
             .admission_rejected
             .get_or_create(&ReasonLabels {
@@ -680,14 +769,12 @@ impl Metrics {
 
     /// Counts a Play session opened; closed when the guard drops.
     pub fn play_session(self: &Arc<Self>) -> PlaySession {
-        self.play_sessions.fetch_add(1, Ordering::AcqRel);
         self.exported.play_sessions.inc();
         PlaySession(Arc::clone(self))
     }
 
     /// Counts a Play game begun (`how`: one of [`PLAY_STARTS`]).
     pub fn play_game_started(&self, how: &'static str) {
-        self.play_games.fetch_add(1, Ordering::Relaxed);
         self.exported
             .play_games_started
             .get_or_create(&HowLabels { how })
@@ -696,7 +783,6 @@ impl Metrics {
 
     /// Counts a Play game ended (`reason`: one of [`PLAY_ENDS`]).
     pub fn play_game_ended(&self, reason: &'static str) {
-        self.play_games_ended.fetch_add(1, Ordering::Relaxed);
         self.exported
             .play_games_ended
             .get_or_create(&ReasonLabels { reason })
@@ -722,16 +808,13 @@ impl Metrics {
     /// Counts a Play game's row found in the cache (`hit`) or prepared.
     pub fn play_row_cache(&self, hit: bool) {
         if hit {
-            self.play_row_cache_hits.fetch_add(1, Ordering::Relaxed);
             self.exported.play_row_cache_hits.inc();
         } else {
-            self.play_row_cache_misses.fetch_add(1, Ordering::Relaxed);
             self.exported.play_row_cache_misses.inc();
         }
     }
 
     fn connection_opened(&self) {
-        self.connections_accepted.fetch_add(1, Ordering::Relaxed);
         self.exported.connections_accepted.inc();
         self.exported.connections_open.inc();
     }
@@ -750,8 +833,6 @@ impl Metrics {
         e.piles_in_flight_max.set(gauge(in_flight.piles_max));
         e.rpcs_in_flight.set(gauge(in_flight.rpcs));
         e.rpcs_in_flight_max.set(gauge(in_flight.rpcs_max));
-        e.solve_batches_in_flight
-            .set(gauge(Metrics::get(&self.batches_in_flight)));
         e.play_sessions_max.set(gauge(in_flight.play_sessions_max));
         e.play_row_cache_bytes
             .set(gauge(in_flight.play_row_cache_bytes));
@@ -771,7 +852,6 @@ pub struct PlaySession(Arc<Metrics>);
 
 impl Drop for PlaySession {
     fn drop(&mut self) {
-        self.0.play_sessions.fetch_sub(1, Ordering::AcqRel);
         self.0.exported.play_sessions.dec();
     }
 }
@@ -783,17 +863,17 @@ pub struct BatchInFlight(Arc<Metrics>);
 impl BatchInFlight {
     /// Starts counting a batch.
     pub fn new(metrics: &Arc<Metrics>) -> BatchInFlight {
-        let now = metrics.batches_in_flight.fetch_add(1, Ordering::AcqRel) + 1;
+        let now = metrics.exported.solve_batches_in_flight.inc() + 1;
         metrics
             .batches_in_flight_peak
-            .fetch_max(now, Ordering::AcqRel);
+            .fetch_max(u64::try_from(now).unwrap_or(0), Ordering::AcqRel);
         BatchInFlight(Arc::clone(metrics))
     }
 }
 
 impl Drop for BatchInFlight {
     fn drop(&mut self) {
-        self.0.batches_in_flight.fetch_sub(1, Ordering::AcqRel);
+        self.0.exported.solve_batches_in_flight.dec();
     }
 }
 
@@ -1012,8 +1092,10 @@ mod tests {
         ] {
             assert!(text.contains(line), "{line} missing from\n{text}");
         }
-        assert_eq!(Metrics::get(&m.admissions_refused), 1);
-        assert_eq!(Metrics::get(&m.cases_cancelled), 1);
+        assert_eq!(m.admissions_refused(), 1);
+        assert_eq!(m.cases_cancelled(), 1);
+        assert_eq!(m.cases_started(), 3);
+        assert_eq!(m.cases_completed(), 2);
     }
 
     #[test]

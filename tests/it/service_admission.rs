@@ -8,7 +8,6 @@
 use crate::common;
 
 use std::num::NonZero;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
@@ -23,10 +22,6 @@ use tonic::Code;
 use tonic::transport::Channel;
 
 use common::{case, eventually};
-
-fn get(counter: &AtomicU64) -> u64 {
-    counter.load(Ordering::Relaxed)
-}
 
 /// A row of `n` random piles: n = 200,000 takes the two workers seconds.
 fn huge_row(n: usize, seed: u64) -> Vec<u64> {
@@ -91,7 +86,7 @@ async fn open_check(
 async fn until_solving(server: &RunningServer, started: u64) {
     let (metrics, state) = (&server.metrics, &server.state);
     eventually("the huge case is being solved", || {
-        get(&metrics.cases_started) >= started && state.budget.in_flight() > 0
+        metrics.cases_started() >= started && state.budget.in_flight() > 0
     })
     .await;
 }
@@ -100,7 +95,7 @@ async fn until_solving(server: &RunningServer, started: u64) {
 async fn until_cancelled(server: &RunningServer, cancelled: u64) {
     let (metrics, state) = (&server.metrics, &server.state);
     eventually("the huge case is cancelled", || {
-        get(&metrics.cases_cancelled) == cancelled
+        metrics.cases_cancelled() == cancelled
     })
     .await;
     eventually("the budgets are released", || {
@@ -122,14 +117,14 @@ async fn a_check_of_a_case_larger_than_the_budget_is_refused() {
     assert!(s.message().contains("split it"), "{s:?}");
     assert!(s.message().contains("499500 cell updates"), "{s:?}");
     assert!(s.metadata().get("retry-after-ms").is_none(), "{s:?}");
-    assert_eq!(get(&server.metrics.admissions_refused), 1);
-    assert_eq!(get(&server.metrics.cases_started), 0);
+    assert_eq!(server.metrics.admissions_refused(), 1);
+    assert_eq!(server.metrics.cases_started(), 0);
     // A case that fits is judged as usual.
     let (tx, call) = open_check(&mut client, &input_of(&[3, 1, 9, 4]), Some(b"0\n")).await;
     drop(tx);
     let r = call.await.unwrap().unwrap();
     assert_eq!(r.verdict, pb::Verdict::Accepted as i32, "{r:?}");
-    assert_eq!(get(&server.metrics.cases_completed), 1);
+    assert_eq!(server.metrics.cases_completed(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -156,7 +151,7 @@ async fn a_generate_of_a_case_larger_than_the_budget_ends_with_resource_exhauste
     assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
     assert!(s.message().contains("1000 piles"), "{s:?}");
     assert!(s.message().contains("split it"), "{s:?}");
-    assert_eq!(get(&server.metrics.admissions_refused), 1);
+    assert_eq!(server.metrics.admissions_refused(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -172,7 +167,7 @@ async fn a_check_is_counted_while_it_runs_and_stops_when_the_client_goes_away() 
     call.abort();
     drop(tx);
     until_cancelled(&server, 1).await;
-    assert_eq!(get(&server.metrics.cases_completed), 0);
+    assert_eq!(server.metrics.cases_completed(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -200,8 +195,8 @@ async fn a_check_stops_at_its_deadline() {
         "{s:?}"
     );
     until_cancelled(&server, 1).await;
-    assert_eq!(get(&server.metrics.cases_started), 1);
-    assert_eq!(get(&server.metrics.cases_completed), 0);
+    assert_eq!(server.metrics.cases_started(), 1);
+    assert_eq!(server.metrics.cases_completed(), 0);
     drop(tx);
 }
 
@@ -240,7 +235,7 @@ async fn a_generate_is_counted_while_it_runs_and_stops_when_the_stream_is_droppe
     // The client drops the stream.
     reader.abort();
     until_cancelled(&server, 1).await;
-    assert_eq!(get(&server.metrics.cases_completed), 0);
+    assert_eq!(server.metrics.cases_completed(), 0);
     // The generator ended and gave back its RPC slot.
     common::eventually_async("the generator's slot is free", || {
         let mut client = client.clone();
@@ -266,8 +261,8 @@ async fn a_generate_stream_ends_with_deadline_exceeded_and_stops() {
     let s = reader.await.unwrap().unwrap_err();
     assert_eq!(s.code(), Code::DeadlineExceeded, "{s:?}");
     until_cancelled(&server, 1).await;
-    assert_eq!(get(&server.metrics.cases_started), 1);
-    assert_eq!(get(&server.metrics.cases_completed), 0);
+    assert_eq!(server.metrics.cases_started(), 1);
+    assert_eq!(server.metrics.cases_completed(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -301,13 +296,13 @@ async fn a_check_waits_for_a_busy_budget_instead_of_failing() {
     // The Check neither fails nor starts while the budget is full.
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!call.is_finished());
-    assert_eq!(get(&server.metrics.cases_started), 1);
-    assert_eq!(get(&server.metrics.admissions_refused), 0);
+    assert_eq!(server.metrics.cases_started(), 1);
+    assert_eq!(server.metrics.admissions_refused(), 0);
     // Once the Solve case is gone, the Check's case is admitted and judged.
     drop(solve);
     drop(solve_tx);
     let r = call.await.unwrap().unwrap();
     assert_eq!(r.verdict, pb::Verdict::Accepted as i32, "{r:?}");
-    assert_eq!(get(&server.metrics.cases_cancelled), 1);
-    assert_eq!(get(&server.metrics.cases_completed), 1);
+    assert_eq!(server.metrics.cases_cancelled(), 1);
+    assert_eq!(server.metrics.cases_completed(), 1);
 }

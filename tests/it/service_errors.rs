@@ -5,7 +5,6 @@
 use crate::common;
 
 use std::num::NonZero;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
@@ -23,10 +22,6 @@ use tonic_types::StatusExt;
 use common::{case, valid};
 
 const TWO: pb::Variant = pb::Variant::TwoEnds;
-
-fn get(counter: &std::sync::atomic::AtomicU64) -> u64 {
-    counter.load(Ordering::Relaxed)
-}
 
 fn solve_req(cases: Vec<pb::Case>) -> pb::SolveRequest {
     pb::SolveRequest { cases }
@@ -403,16 +398,12 @@ async fn hold_huge_case(
         .unwrap()
         .into_inner();
     let metrics = &server.metrics;
-    common::eventually("the huge case starts", || get(&metrics.cases_started) >= 1).await;
+    common::eventually("the huge case starts", || metrics.cases_started() >= 1).await;
     (tx, responses)
 }
 
 fn counters(m: &Metrics) -> (u64, u64, u64) {
-    (
-        get(&m.cases_started),
-        get(&m.cases_completed),
-        get(&m.cases_cancelled),
-    )
+    (m.cases_started(), m.cases_completed(), m.cases_cancelled())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -425,7 +416,7 @@ async fn cancelling_a_stream_stops_its_huge_case() {
     drop(tx);
     let metrics = &server.metrics;
     common::eventually("the huge case is cancelled", || {
-        get(&metrics.cases_cancelled) == 1
+        metrics.cases_cancelled() == 1
     })
     .await;
     // It was stopped, not finished, and its cells are released (when the
@@ -436,7 +427,7 @@ async fn cancelling_a_stream_stops_its_huge_case() {
     let mut client = common::client(&server).await;
     still_serves(&mut client).await;
     // Only still_serves's two small rows (Solve, SuggestMove) ran to the end.
-    assert_eq!(get(&metrics.cases_completed), 2);
+    assert_eq!(metrics.cases_completed(), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -454,10 +445,10 @@ async fn a_passed_deadline_stops_the_work() {
     assert_eq!(s.code(), Code::DeadlineExceeded, "{s:?}");
     let metrics = &server.metrics;
     common::eventually("the huge case is cancelled", || {
-        get(&metrics.cases_cancelled) == 1
+        metrics.cases_cancelled() == 1
     })
     .await;
-    assert_eq!(get(&metrics.cases_completed), 0);
+    assert_eq!(metrics.cases_completed(), 0);
     drop(tx);
     still_serves(&mut client).await;
 }
@@ -475,10 +466,10 @@ async fn a_passed_deadline_stops_suggest_move() {
     );
     let metrics = &server.metrics;
     common::eventually("the huge row is cancelled", || {
-        get(&metrics.cases_cancelled) == 1
+        metrics.cases_cancelled() == 1
     })
     .await;
-    assert_eq!(get(&metrics.cases_completed), 0);
+    assert_eq!(metrics.cases_completed(), 0);
     still_serves(&mut client).await;
 }
 
@@ -512,7 +503,7 @@ async fn admission_control_refuses_with_a_retry_hint() {
         .await
         .unwrap_err();
     assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
-    assert_eq!(get(&server.metrics.admissions_refused), 2);
+    assert_eq!(server.metrics.admissions_refused(), 2);
     // Small requests still fit.
     still_serves(&mut client).await;
 
@@ -577,7 +568,7 @@ async fn concurrent_rpc_limit_refuses_then_recovers() {
     assert!(!r.results[0].first_player_wins);
     drop(tx);
     assert!(responses.message().await.unwrap().is_none());
-    assert_eq!(get(&server.metrics.rpcs_refused), 1);
+    assert_eq!(server.metrics.rpcs_refused(), 1);
     common::eventually_async("the slot is free again", || {
         let mut client = client.clone();
         async move {

@@ -8,7 +8,6 @@ use crate::common;
 
 use std::num::NonZero;
 use std::process::{Command, Stdio};
-use std::sync::atomic::Ordering;
 
 use stonegame::client::Client;
 use stonegame::core::Variant;
@@ -438,15 +437,15 @@ async fn check_and_generate_stop_when_the_client_goes_away() {
             variant: 0,
         };
         let metrics = &server.metrics;
-        let started_before = metrics.cases_started.load(Ordering::Relaxed);
-        let completed_before = metrics.cases_completed.load(Ordering::Relaxed);
+        let started_before = metrics.cases_started();
+        let completed_before = metrics.cases_completed();
         let mut stream = client.generate(request).await.unwrap().into_inner();
         let first = stream.message().await.unwrap().unwrap();
         assert!(!first.input_chunk.is_empty());
         // Read on until the generator solves its first batch of answers.
         let reader = tokio::spawn(async move { while let Ok(Some(_)) = stream.message().await {} });
         common::eventually("the generator solves its first batch", || {
-            metrics.cases_started.load(Ordering::Relaxed) > started_before
+            metrics.cases_started() > started_before
         })
         .await;
         reader.abort();
@@ -466,7 +465,7 @@ async fn check_and_generate_stop_when_the_client_goes_away() {
         // The slot is released when the generator returns: it stopped far
         // short of its million cases (one ignoring the closed stream would
         // have solved them all before returning).
-        let solved = metrics.cases_completed.load(Ordering::Relaxed) - completed_before;
+        let solved = metrics.cases_completed() - completed_before;
         assert!(solved < 500_000, "{solved} cases solved");
         assert_eq!(server.state.budget.in_flight(), 0);
         let r = other

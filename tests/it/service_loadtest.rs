@@ -9,7 +9,6 @@
 use crate::common;
 
 use std::num::NonZero;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use stonegame::client::{
@@ -18,7 +17,7 @@ use stonegame::client::{
 use tonic::Code;
 
 fn completed(server: &stonegame::service::RunningServer) -> u64 {
-    server.metrics.cases_completed.load(Ordering::Relaxed)
+    server.metrics.cases_completed()
 }
 
 fn well_formed(r: &LoadReport, requests: u64) {

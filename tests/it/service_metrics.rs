@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use stonegame::service::metrics::code_name;
 use stonegame::service::pb;
-use stonegame::service::{Metrics, RunningServer, start};
+use stonegame::service::{RunningServer, start};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Code;
@@ -284,6 +284,7 @@ async fn every_counter_moves_by_exactly_the_traffic() {
         ),
         ("stonegame_cases_total{variant=\"two_ends\"}", 4.0),
         ("stonegame_cases_total{variant=\"leftmost\"}", 3.0),
+        ("stonegame_cases_started_total", 7.0),
         ("stonegame_case_errors_total", 1.0),
         (
             "stonegame_cells_total",
@@ -330,10 +331,10 @@ async fn every_counter_moves_by_exactly_the_traffic() {
     assert_eq!(after["stonegame_connections_open"], 1.0);
     // The plain counters the other tests read agree.
     let m = &server.metrics;
-    assert_eq!(Metrics::get(&m.admissions_refused), 3);
-    assert_eq!(Metrics::get(&m.rpcs_refused), 1);
-    assert_eq!(Metrics::get(&m.cases_completed), 7);
-    assert_eq!(Metrics::get(&m.connections_accepted), 1);
+    assert_eq!(m.admissions_refused(), 3);
+    assert_eq!(m.rpcs_refused(), 1);
+    assert_eq!(m.cases_completed(), 7);
+    assert_eq!(m.connections_accepted(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -662,7 +663,7 @@ async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
     drop(tx);
     assert!(stream.message().await.unwrap().is_none());
     assert_eq!(batches, 10);
-    let accepted = Metrics::get(&server.metrics.connections_accepted);
+    let accepted = server.metrics.connections_accepted();
     // A new connection after each age (at least one), and at most one
     // resend for each new one.
     assert!(accepted >= 2, "{accepted} connections for {answered} calls");
@@ -700,7 +701,7 @@ async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
             .unwrap();
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    assert_eq!(Metrics::get(&server.metrics.connections_accepted), 1);
+    assert_eq!(server.metrics.connections_accepted(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

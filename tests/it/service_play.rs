@@ -16,7 +16,6 @@ use rand_chacha::ChaCha8Rng;
 use stonegame::core::exhaustive::{Exhaustive, after, all_rows};
 use stonegame::core::moves::legal_moves;
 use stonegame::core::{Move, Side, Variant};
-use stonegame::service::metrics::Metrics;
 use stonegame::service::pb;
 use stonegame::service::pb::play_event::Event;
 use stonegame::service::pb::play_request::Action;
@@ -274,9 +273,9 @@ async fn small_rows_match_the_exhaustive_solver() {
         }
     }
     assert_eq!(games, 2 * 3 * (3 + 9 + 27 + 81));
-    assert_eq!(Metrics::get(&server.metrics.play_games), games);
+    assert_eq!(server.metrics.play_games(), games);
     common::eventually("every session closed", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
+        server.metrics.play_sessions() == 0
     })
     .await;
 }
@@ -477,10 +476,7 @@ async fn resignations_and_half_closes() {
         pb::Seat::Second
     };
     assert_eq!(over.winner, winner as i32, "the bots play perfectly");
-    common::eventually("sessions closed", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
-    })
-    .await;
+    common::eventually("sessions closed", || server.metrics.play_sessions() == 0).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -594,10 +590,7 @@ async fn malformed_first_messages_are_invalid_arguments() {
     let status = s.next().await.unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument);
     assert!(status.message().contains("one game"), "{status:?}");
-    common::eventually("sessions closed", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
-    })
-    .await;
+    common::eventually("sessions closed", || server.metrics.play_sessions() == 0).await;
 }
 
 /// The moves of a bot-against-bot game from `first` on, until its end.
@@ -846,7 +839,7 @@ async fn a_vanished_client_frees_everything() {
     .unwrap();
     s.state().await;
     let state = &server.state;
-    assert_eq!(Metrics::get(&server.metrics.play_sessions), 1);
+    assert_eq!(server.metrics.play_sessions(), 1);
     assert_eq!(state.play.sessions.in_flight(), 1);
     assert!(
         state.piles_budget.in_flight() >= 600,
@@ -856,13 +849,13 @@ async fn a_vanished_client_frees_everything() {
     // half-close first, a resignation, or the reset first).
     drop(s);
     common::eventually("the session is gone", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
+        server.metrics.play_sessions() == 0
             && state.play.sessions.in_flight() == 0
             && state.piles_budget.in_flight() == 0
             && state.budget.in_flight() == 0
     })
     .await;
-    assert_eq!(Metrics::get(&server.metrics.play_games_ended), 1);
+    assert_eq!(server.metrics.play_games_ended(), 1);
     // A client whose connection goes away mid-game: abandoned.
     let mut other = common::client(&server).await;
     let mut s = Stream::open(
@@ -875,8 +868,8 @@ async fn a_vanished_client_frees_everything() {
     assert_eq!(state.play.sessions.in_flight(), 1);
     drop((s, other));
     common::eventually("the second session is gone", || {
-        Metrics::get(&server.metrics.play_games_ended) == 2
-            && Metrics::get(&server.metrics.play_sessions) == 0
+        server.metrics.play_games_ended() == 2
+            && server.metrics.play_sessions() == 0
             && state.piles_budget.in_flight() == 0
     })
     .await;
@@ -936,7 +929,7 @@ async fn a_client_gone_during_the_sweep_is_an_abandoned_game() {
     common::eventually("the sweep runs", || state.budget.in_flight() > 0).await;
     drop(s);
     common::eventually("the session is gone", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
+        server.metrics.play_sessions() == 0
             && state.budget.in_flight() == 0
             && state.piles_budget.in_flight() == 0
     })
@@ -968,8 +961,8 @@ async fn games_on_one_row_share_the_cached_row() {
         s.send(Action::Resign(pb::Resign {})).await;
         s.over().await;
     }
-    assert_eq!(Metrics::get(&server.metrics.play_row_cache_misses), 1);
-    assert_eq!(Metrics::get(&server.metrics.play_row_cache_hits), 2);
+    assert_eq!(server.metrics.play_row_cache_misses(), 1);
+    assert_eq!(server.metrics.play_row_cache_hits(), 2);
     let stats = server.state.play.cache.stats();
     assert_eq!(stats.entries, 1);
     assert!(stats.bytes >= 8 * 1200);
@@ -982,7 +975,7 @@ async fn games_on_one_row_share_the_cached_row() {
             .contains("stonegame_play_row_cache_entries 1")
     );
     common::eventually("the sessions are gone", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
+        server.metrics.play_sessions() == 0
     })
     .await;
     assert!(server.state.piles_budget.in_flight() >= 1200);
@@ -1030,9 +1023,9 @@ async fn many_concurrent_games() {
     for t in tasks {
         assert!(t.await.unwrap() >= 1);
     }
-    assert_eq!(Metrics::get(&server.metrics.play_games_ended), 64);
+    assert_eq!(server.metrics.play_games_ended(), 64);
     common::eventually("every session closed", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
+        server.metrics.play_sessions() == 0
     })
     .await;
 }
@@ -1109,8 +1102,8 @@ async fn play_figures() {
         }
         println!(
             "n = {n}: hits {} misses {}",
-            Metrics::get(&server.metrics.play_row_cache_hits),
-            Metrics::get(&server.metrics.play_row_cache_misses)
+            server.metrics.play_row_cache_hits(),
+            server.metrics.play_row_cache_misses()
         );
     }
 }
@@ -1149,8 +1142,7 @@ async fn a_client_deadline_ends_the_game_and_frees_it() {
         "{status:?}"
     );
     common::eventually("the session is gone", || {
-        Metrics::get(&server.metrics.play_sessions) == 0
-            && server.state.play.sessions.in_flight() == 0
+        server.metrics.play_sessions() == 0 && server.state.play.sessions.in_flight() == 0
     })
     .await;
     drop(tx);
@@ -1183,13 +1175,9 @@ async fn concurrent_starts_on_one_new_row_sweep_it_once() {
     }
     // The same start: the same token, whichever game swept the row.
     assert!(tokens.iter().all(|t| *t == tokens[0]));
-    assert_eq!(Metrics::get(&server.metrics.play_row_cache_misses), 1);
-    assert_eq!(Metrics::get(&server.metrics.play_row_cache_hits), 5);
-    assert_eq!(
-        Metrics::get(&server.metrics.cases_completed),
-        1,
-        "one sweep"
-    );
+    assert_eq!(server.metrics.play_row_cache_misses(), 1);
+    assert_eq!(server.metrics.play_row_cache_hits(), 5);
+    assert_eq!(server.metrics.cases_completed(), 1, "one sweep");
 }
 
 /// The events of one PlayStep call, to the end of its stream.
@@ -1491,7 +1479,7 @@ async fn play_step_turns_resign_replay_and_refuse() {
         .unwrap_err();
     assert!(status.message().contains("SHA-256 differs"), "{status:?}");
     // No Play session is held by PlayStep calls.
-    assert_eq!(Metrics::get(&server.metrics.play_sessions), 0);
+    assert_eq!(server.metrics.play_sessions(), 0);
 }
 
 /// The figures of docs/benchmarks.md ("PlayStep"): the time of one

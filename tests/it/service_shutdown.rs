@@ -6,7 +6,6 @@ use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::Command;
-use std::sync::atomic::Ordering;
 
 use stonegame::client::Client;
 use stonegame::core::Variant;
@@ -136,17 +135,14 @@ async fn work_still_running_when_the_grace_ends_is_cancelled() {
     .unwrap();
     let _responses = client.solve(ReceiverStream::new(rx)).await.unwrap();
     let metrics = std::sync::Arc::clone(&server.metrics);
-    common::eventually("the huge case starts", || {
-        metrics.cases_started.load(Ordering::Relaxed) == 1
-    })
-    .await;
+    common::eventually("the huge case starts", || metrics.cases_started() == 1).await;
     let state = std::sync::Arc::clone(&server.state);
     server.shutdown().await.unwrap();
     assert!(state.cancel_all.is_cancelled());
     common::eventually("the huge case is cancelled", || {
-        metrics.cases_cancelled.load(Ordering::Relaxed) == 1
+        metrics.cases_cancelled() == 1
     })
     .await;
-    assert_eq!(metrics.cases_completed.load(Ordering::Relaxed), 0);
+    assert_eq!(metrics.cases_completed(), 0);
     drop(tx);
 }
