@@ -12,7 +12,7 @@
 //! (`metrics.listen`, [`super::metrics`]) until the server stops; the
 //! StoneGame RPCs pass a bearer-token interceptor ([`super::auth`]) and the
 //! call layer ([`CallLayer`]: deadlines, counting), the connections are
-//! counted by [`CountedConn`]. With `max_connection_age_ms` set, tonic
+//! counted by the transport's guard ([`transport::Incoming`]). With `max_connection_age_ms` set, tonic
 //! closes each connection gracefully (GOAWAY) once it is that old, and cuts
 //! it `max_connection_age_grace_ms` later if RPCs still run on it.
 
@@ -38,7 +38,8 @@ use crate::wire::MAX_FRAME_SIZE;
 use super::auth::{self, Authenticate};
 use super::calls::CallLayer;
 use super::config::Config;
-use super::metrics::{CountedConn, Metrics, Render, serve_http};
+use super::metrics::Metrics;
+use super::metrics::listener::{Render, serve_http};
 use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
@@ -345,23 +346,25 @@ async fn start_with_signal(
     } else {
         Some(auth::load(&config.auth, &state.metrics)?)
     };
-    let metrics = Arc::clone(&state.metrics);
     let accepted: AcceptedConns = match &tls {
         // After the TLS handshake (its own deadline, in tls::incoming).
         Some(tls) => Box::pin(tls::incoming(
             listener,
             Arc::clone(&tls.certificates),
-            Arc::clone(&metrics),
+            Arc::clone(&state.metrics),
         )),
         None => Box::pin(
-            transport::tcp_options(TcpIncoming::from(listener), &config.transport).map(
-                move |accepted| accepted.map(|io| Conn::Plain(CountedConn::new(io, &metrics))),
-            ),
+            transport::tcp_options(TcpIncoming::from(listener), &config.transport)
+                .map(|accepted| accepted.map(Conn::Plain)),
         ),
     };
     // At most transport.max_connections open, each with a deadline for the
-    // HTTP/2 preface (after TLS, on the decrypted bytes).
-    let incoming: Incoming = Box::pin(transport::Incoming::new(accepted, &config.transport));
+    // HTTP/2 preface (after TLS, on the decrypted bytes), and counted.
+    let incoming: Incoming = Box::pin(transport::Incoming::new(
+        accepted,
+        &config.transport,
+        Arc::clone(&state.metrics),
+    ));
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<Served>().await;
     let reflection_v1 = tonic_reflection::server::Builder::configure()

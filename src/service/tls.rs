@@ -34,7 +34,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
@@ -42,7 +42,7 @@ use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use super::config::TlsConfig;
-use super::metrics::{CountedConn, Metrics};
+use super::metrics::Metrics;
 use super::reload::{self, Contents};
 
 /// How long a client may take to finish its TLS handshake.
@@ -305,13 +305,14 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Tls, TlsError>
     })
 }
 
-/// A served connection: plaintext or TLS over a counted TCP connection.
+/// A served connection: plaintext or TLS over TCP (counted by the
+/// transport's guard, `transport::Guarded`).
 #[derive(Debug)]
 pub enum Conn {
     /// Plaintext (no `tls.*`).
-    Plain(CountedConn),
+    Plain(TcpStream),
     /// After a successful handshake.
-    Tls(Box<TlsStream<CountedConn>>),
+    Tls(Box<TlsStream<TcpStream>>),
 }
 
 impl Connected for Conn {
@@ -410,13 +411,12 @@ pub fn incoming(
             };
             let _ = tcp.set_nodelay(true);
             let peer = tcp.peer_addr().ok();
-            let io = CountedConn::new(tcp, &metrics);
             let acceptor = TlsAcceptor::from(certificates.current());
             let tx = tx.clone();
             let metrics = Arc::clone(&metrics);
             let failures = Arc::clone(&failures);
             tokio::spawn(async move {
-                match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(io)).await {
+                match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
                     Ok(Ok(tls)) => {
                         let _ = tx.send(Ok(Conn::Tls(Box::new(tls)))).await;
                     }

@@ -38,6 +38,7 @@ use tonic::transport::server::{Connected, TcpIncoming};
 
 pub use super::conn_watch::PREFACE_BYTES;
 use super::conn_watch::{ConnWatch, Deadline, Limits as WatchLimits};
+use super::metrics::Metrics;
 
 /// The `[transport]` table: HTTP/2 and TCP limits against hostile clients.
 /// Durations in ms; 0 turns the feature off where that is allowed.
@@ -115,6 +116,9 @@ pub fn tcp_options(incoming: TcpIncoming, config: &TransportConfig) -> TcpIncomi
 #[derive(Debug)]
 struct Gate {
     open: AtomicUsize,
+    /// `stonegame_connections_accepted_total` and `_open`, counted here
+    /// once for every connection served.
+    metrics: Arc<Metrics>,
     max: usize,
     /// Whether the last connection was refused (the warning is logged once
     /// per run of refusals, not per connection).
@@ -131,12 +135,14 @@ pub struct Incoming<S> {
 }
 
 impl<S> Incoming<S> {
-    /// Wraps the accepted connections of `inner`.
-    pub fn new(inner: S, config: &TransportConfig) -> Self {
+    /// Wraps the accepted connections of `inner`, counting the ones it
+    /// serves in `metrics`.
+    pub fn new(inner: S, config: &TransportConfig, metrics: Arc<Metrics>) -> Self {
         Incoming {
             inner,
             gate: Arc::new(Gate {
                 open: AtomicUsize::new(0),
+                metrics,
                 max: config.max_connections.get(),
                 refusing: AtomicBool::new(false),
             }),
@@ -192,6 +198,7 @@ where
                 continue;
             }
             gate.refusing.store(false, Ordering::Relaxed);
+            gate.metrics.connection_opened();
             let deadline = this
                 .watch
                 .handshake
@@ -245,6 +252,7 @@ impl<IO> Guarded<IO> {
 impl<IO> Drop for Guarded<IO> {
     fn drop(&mut self) {
         self.gate.open.fetch_sub(1, Ordering::AcqRel);
+        self.gate.metrics.connection_closed();
     }
 }
 
@@ -401,7 +409,7 @@ mod tests {
         let (b, _b) = tokio::io::duplex(64);
         let (c, _c) = tokio::io::duplex(64);
         let accepted = futures::stream::iter(vec![Ok(a), Ok(b), Ok(c)]);
-        let mut incoming = Incoming::new(accepted, &config(1, 0));
+        let mut incoming = Incoming::new(accepted, &config(1, 0), Arc::default());
         let first = incoming.next().await.expect("first").expect("ok");
         // b is over the limit: dropped; c is too while `first` is open.
         assert!(incoming.next().await.is_none());
@@ -412,7 +420,11 @@ mod tests {
     #[tokio::test]
     async fn a_silent_connection_fails_at_the_handshake_deadline() {
         let (server, _client) = tokio::io::duplex(64);
-        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &config(8, 20));
+        let mut incoming = Incoming::new(
+            futures::stream::iter(vec![Ok(server)]),
+            &config(8, 20),
+            Arc::default(),
+        );
         let mut conn = incoming.next().await.expect("one").expect("ok");
         let mut buf = [0u8; 8];
         let e = conn.read(&mut buf).await.expect_err("times out");
@@ -423,7 +435,11 @@ mod tests {
     async fn the_deadline_ends_once_the_preface_is_read() {
         use tokio::io::AsyncWriteExt;
         let (server, mut client) = tokio::io::duplex(256);
-        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &config(8, 20));
+        let mut incoming = Incoming::new(
+            futures::stream::iter(vec![Ok(server)]),
+            &config(8, 20),
+            Arc::default(),
+        );
         let mut conn = incoming.next().await.expect("one").expect("ok");
         let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
         preface.extend_from_slice(&[0; 9]);
@@ -446,7 +462,8 @@ mod tests {
         c.http1_keepalive_timeout_ms = 40;
         // A head that never ends: closed at the deadline.
         let (server, mut client) = tokio::io::duplex(256);
-        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &c);
+        let mut incoming =
+            Incoming::new(futures::stream::iter(vec![Ok(server)]), &c, Arc::default());
         let mut conn = incoming.next().await.expect("one").expect("ok");
         client
             .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
@@ -459,7 +476,8 @@ mod tests {
         // A whole head, handled for longer than the deadline, answered;
         // then silence: closed after the keep-alive time.
         let (server, mut client) = tokio::io::duplex(256);
-        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &c);
+        let mut incoming =
+            Incoming::new(futures::stream::iter(vec![Ok(server)]), &c, Arc::default());
         let mut conn = incoming.next().await.expect("one").expect("ok");
         client.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
         assert!(conn.read(&mut buf).await.unwrap() > 0);
@@ -469,7 +487,8 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::TimedOut);
         // Too long a head: refused at once.
         let (server, mut client) = tokio::io::duplex(1 << 16);
-        let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &c);
+        let mut incoming =
+            Incoming::new(futures::stream::iter(vec![Ok(server)]), &c, Arc::default());
         let mut conn = incoming.next().await.expect("one").expect("ok");
         let mut head = b"GET / HTTP/1.1\r\nX: ".to_vec();
         head.resize(20_000, b'a');

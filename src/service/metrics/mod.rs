@@ -1,29 +1,22 @@
 //! What the server counts and how it is exported (see `docs/metrics.md`).
 //!
-//! * [`Metrics`] — the counters: the plain atomic ones the tests read, and
-//!   the Prometheus families (`prometheus-client`) behind `/metrics`, both
-//!   updated at the same few places: a case solved ([`Metrics::count_case`]),
+//! * [`Metrics`] — the Prometheus families (`prometheus-client`) behind
+//!   `/metrics`, which the tests read too, updated at a few places: a case solved ([`Metrics::count_case`]),
 //!   a request refused ([`Metrics::refused`]), an RPC ended
 //!   ([`Metrics::rpc_ended`], called by the [`super::calls`] layer), a
-//!   connection accepted ([`CountedConn`]);
-//! * [`CountedConn`] — a gRPC connection, counted while it is open;
-//! * [`serve_http`] — the HTTP/1 listener answering `GET /metrics` with
+//!   connection accepted ([`Metrics::connection_opened`], by the
+//!   transport's connection guard);
+//! * [`listener`] — the HTTP/1 listener answering `GET /metrics` with
 //!   OpenMetrics text (hyper, which tonic already brings).
 //!
 //! This module depends only on [`super::limits`] and the core; the gauges of
 //! work in flight are read from the state when a scrape comes
 //! ([`Metrics::encode`] takes them as an [`InFlight`]).
 
-use std::convert::Infallible;
-use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use hyper::body::Bytes;
-use hyper::http;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -31,16 +24,15 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Metric, Registry, Unit};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
 use tonic::Code;
-use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use crate::core::Variant;
 
 use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of};
 use super::tls_failure::HandshakeFailure;
 use super::web::Protocol;
+
+pub mod listener;
 
 /// The `Content-Type` of a scrape: OpenMetrics text, which Prometheus
 /// prefers and every Prometheus since 2.0 reads.
@@ -814,12 +806,14 @@ impl Metrics {
         }
     }
 
-    fn connection_opened(&self) {
+    /// Counts a connection accepted and open (the transport's guard).
+    pub fn connection_opened(&self) {
         self.exported.connections_accepted.inc();
         self.exported.connections_open.inc();
     }
 
-    fn connection_closed(&self) {
+    /// Counts a connection closed (the transport's guard).
+    pub fn connection_closed(&self) {
         self.exported.connections_open.dec();
     }
 
@@ -883,175 +877,6 @@ impl Drop for BatchInFlight {
 pub(crate) fn rpc_of(path: &str) -> &'static str {
     let method = path.rsplit('/').next().unwrap_or("");
     RPCS.into_iter().find(|&m| m == method).unwrap_or("other")
-}
-
-// ---- counting connections ----
-
-/// An accepted gRPC connection, counted in `stonegame_connections_open`
-/// while it lives.
-#[derive(Debug)]
-pub struct CountedConn {
-    io: TcpStream,
-    metrics: Arc<Metrics>,
-}
-
-impl CountedConn {
-    /// Counts `io` as accepted and open.
-    pub fn new(io: TcpStream, metrics: &Arc<Metrics>) -> CountedConn {
-        metrics.connection_opened();
-        CountedConn {
-            io,
-            metrics: Arc::clone(metrics),
-        }
-    }
-}
-
-impl Drop for CountedConn {
-    fn drop(&mut self) {
-        self.metrics.connection_closed();
-    }
-}
-
-impl Connected for CountedConn {
-    type ConnectInfo = TcpConnectInfo;
-
-    fn connect_info(&self) -> TcpConnectInfo {
-        self.io.connect_info()
-    }
-}
-
-impl AsyncRead for CountedConn {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
-    }
-}
-
-/// `AsyncWrite` for a connection wrapper that only watches reads: every
-/// write call goes straight to its `io` field (used by [`CountedConn`] and
-/// `transport::Guarded`).
-macro_rules! forward_async_write {
-    (impl$(<$g:ident>)? for $ty:ty) => {
-        impl$(<$g: AsyncWrite + Unpin>)? AsyncWrite for $ty {
-            fn poll_write(
-                mut self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &[u8],
-            ) -> Poll<io::Result<usize>> {
-                Pin::new(&mut self.io).poll_write(cx, buf)
-            }
-
-            fn poll_write_vectored(
-                mut self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                bufs: &[io::IoSlice<'_>],
-            ) -> Poll<io::Result<usize>> {
-                Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
-            }
-
-            fn is_write_vectored(&self) -> bool {
-                self.io.is_write_vectored()
-            }
-
-            fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Pin::new(&mut self.io).poll_flush(cx)
-            }
-
-            fn poll_shutdown(
-                mut self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-            ) -> Poll<io::Result<()>> {
-                Pin::new(&mut self.io).poll_shutdown(cx)
-            }
-        }
-    };
-}
-
-forward_async_write!(impl for CountedConn);
-
-// ---- the HTTP listener ----
-
-/// Renders the scrape's text.
-pub type Render = Arc<dyn Fn() -> String + Send + Sync>;
-
-/// How long a scraper may take to send its request's headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Serves `GET /metrics` (and `HEAD`) on `listener` with `render`'s text,
-/// over HTTP/1.1; any other path is 404, another method 405. Runs until
-/// dropped (the connections are dropped with it).
-pub async fn serve_http(listener: TcpListener, render: Render) {
-    let mut connections = tokio::task::JoinSet::new();
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of file descriptors and the like: wait instead of
-                // spinning.
-                tracing::warn!(error = %e, "cannot accept a metrics connection");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        while connections.try_join_next().is_some() {}
-        let render = Arc::clone(&render);
-        connections.spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let response = respond(&request, &render);
-                async move { Ok::<_, Infallible>(response) }
-            });
-            let served = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                .await;
-            if let Err(e) = served {
-                tracing::debug!(error = %e, "metrics connection failed");
-            }
-        });
-    }
-}
-
-/// The answer to one HTTP request.
-fn respond<B>(
-    request: &http::Request<B>,
-    render: &Render,
-) -> http::Response<http_body_util::Full<Bytes>> {
-    let text = |status: http::StatusCode, body: &'static str| {
-        let mut response = http::Response::new(http_body_util::Full::new(Bytes::from(body)));
-        *response.status_mut() = status;
-        response.headers_mut().insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("text/plain; charset=utf-8"),
-        );
-        response
-    };
-    if request.uri().path() != "/metrics" {
-        return text(
-            http::StatusCode::NOT_FOUND,
-            "not found: the metrics are at /metrics\n",
-        );
-    }
-    if request.method() != http::Method::GET && request.method() != http::Method::HEAD {
-        let mut response = text(
-            http::StatusCode::METHOD_NOT_ALLOWED,
-            "method not allowed: GET /metrics\n",
-        );
-        response.headers_mut().insert(
-            http::header::ALLOW,
-            http::HeaderValue::from_static("GET, HEAD"),
-        );
-        return response;
-    }
-    let mut response = http::Response::new(http_body_util::Full::new(Bytes::from(render())));
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static(CONTENT_TYPE),
-    );
-    response
 }
 
 #[cfg(test)]
