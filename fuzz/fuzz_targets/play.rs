@@ -28,7 +28,7 @@ use stonegame::core::game::{Bot, Game, GameRow, GameState, WhenLost};
 use stonegame::core::{ValidRow, Variant};
 use stonegame::service::convert::PlayStart;
 use stonegame::service::pb::play_request::Action;
-use stonegame::service::play::token::{DIGEST_BYTES, TokenError, TokenGame, TokenKey};
+use stonegame::service::play_token::{DIGEST_BYTES, TokenError, TokenGame, TokenKey};
 use stonegame::service::{Config, Limits, pb};
 use stonegame_fuzz::is_legal;
 

@@ -500,14 +500,14 @@ impl Config {
             });
         }
         let key = &self.play.token_key;
-        if !key.is_empty() && key.len() < crate::service::play::token::MIN_KEY_BYTES {
+        if !key.is_empty() && key.len() < crate::service::play_token::MIN_KEY_BYTES {
             return Err(ConfigError::Value {
                 key: "play.token_key",
                 problem: format!(
                     "is {} bytes long; it needs at least {} (e.g. `openssl rand -hex 32`), or \
                      leave it empty for a random key per process",
                     key.len(),
-                    crate::service::play::token::MIN_KEY_BYTES
+                    crate::service::play_token::MIN_KEY_BYTES
                 ),
             });
         }

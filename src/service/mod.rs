@@ -7,10 +7,11 @@
 //!   validated into the type its handler works on, with typed errors mapped
 //!   to `tonic::Status`;
 //! * [`solve`], [`tables`], [`suggest`], [`check`], [`generate`], [`play`]
-//!   — the RPCs ([`play`] also holds the Play sessions' shared parts: the
-//!   token key and the row cache, leaf modules [`state`] builds);
+//!   — the RPCs;
 //! * [`state`] — what the RPCs share: limits, the CPU pool and executor,
-//!   the budgets and their admission;
+//!   the budgets and their admission, and the Play sessions' shared parts
+//!   (`PlayShared`): the state tokens' key ([`play_token`]) and the row
+//!   cache ([`row_cache`]), leaf modules;
 //! * [`limits`] — the budgets, concurrency limit and RPCs' cancellation
 //!   (tokio-util tokens) [`state`] is made of; [`clients`] — each client's
 //!   share of the RPC and Play session limits; [`memory`] — the memory budget's default
@@ -47,7 +48,9 @@ pub mod limits;
 pub mod memory;
 pub mod metrics;
 pub mod play;
+pub mod play_token;
 pub mod reload;
+pub mod row_cache;
 pub mod server;
 pub mod solve;
 pub mod state;

@@ -37,7 +37,8 @@ use super::limits::{
     AdmissionError, Budget, Cancellation, Reservation, RpcLimiter, RpcRefused, cells_of,
 };
 use super::metrics::{InFlight, Metrics, Refusal};
-use super::play::PlayShared;
+use super::play_token::{RandomKeyError, TokenKey};
+use super::row_cache::RowCache;
 
 /// One RPC's slot in `max_concurrent_rpcs` and in its client's share;
 /// both given back when dropped.
@@ -58,7 +59,7 @@ pub enum StateInitError {
     Pool(#[from] rayon::ThreadPoolBuildError),
     /// No `play.token_key` and no random key.
     #[error(transparent)]
-    TokenKey(#[from] super::play::token::RandomKeyError),
+    TokenKey(#[from] RandomKeyError),
 }
 
 /// The memory budget in units of 8 bytes: the smaller of
@@ -100,6 +101,43 @@ pub struct State {
     pub inline_max_cells: u64,
     /// The Play sessions' limit, token key and row cache.
     pub play: PlayShared,
+}
+
+/// What the Play sessions share (part of [`State`]).
+#[derive(Debug)]
+pub struct PlayShared {
+    /// Open sessions (`limits.max_play_sessions`).
+    pub sessions: Arc<Budget>,
+    /// Open sessions per client (`limits.max_play_sessions_per_client`).
+    pub per_client: Arc<ClientShares>,
+    /// The state tokens' key.
+    pub key: TokenKey,
+    /// Prepared rows.
+    pub cache: Arc<RowCache>,
+}
+
+impl PlayShared {
+    /// The shared parts for `max_sessions` sessions (`max_per_client` per
+    /// client), the key of
+    /// `play.token_key` and a cache of `cache_bytes`.
+    pub fn new(
+        max_sessions: u64,
+        max_per_client: u64,
+        token_key: &str,
+        cache_bytes: u64,
+    ) -> Result<PlayShared, RandomKeyError> {
+        Ok(PlayShared {
+            sessions: Budget::play_sessions(max_sessions),
+            per_client: ClientShares::new(
+                "limits.max_play_sessions_per_client",
+                "open Play sessions",
+                max_per_client,
+                Duration::from_secs(1),
+            ),
+            key: TokenKey::from_config(token_key)?,
+            cache: Arc::new(RowCache::new(cache_bytes)),
+        })
+    }
 }
 
 impl State {

@@ -88,7 +88,7 @@ pub enum RequestError {
     NoTurnAction,
     /// A ResumeGame token that does not open.
     #[error(transparent)]
-    Token(#[from] crate::service::play::token::TokenError),
+    Token(#[from] crate::service::play_token::TokenError),
     /// A ResumeGame row that is not the one the token's game started on.
     #[error(
         "piles: the row is not the one the token's game was started on (its SHA-256 differs); \

@@ -4,8 +4,8 @@
 //! The handler admits the stream (a slot of `limits.max_play_sessions`),
 //! returns its response stream at once and runs the session in a spawned
 //! task: it reads the first message (StartGame or ResumeGame, validated at
-//! the door: [`PlayStart`], [`play_row`], [`token`]), prepares the row
-//! through the [`cache`] (the one O(n²) sweep, admitted as work and run on
+//! the door: [`PlayStart`], [`play_row`], [`super::play_token`]), prepares the row
+//! through the [`super::row_cache`] (the one O(n²) sweep, admitted as work and run on
 //! the CPU pool), then plays: the bot moves as soon as it is its turn, the
 //! client's moves are checked ([`Game::play`]), rejected ones answered with
 //! a MoveRejected. Every accepted move is answered with a GameState whose
@@ -16,9 +16,6 @@
 //! session slot, its row (shared) and its cone's memory (a piles-budget
 //! reservation) until it ends or its client goes away (the response stream
 //! is dropped: everything is released).
-
-pub mod cache;
-pub mod token;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,9 +33,9 @@ use crate::core::game::{
 use crate::core::{Side, ValidRow, Variant};
 use crate::wire::convert::side_from_wire;
 
-use super::clients::{ClientKey, ClientShares};
+use super::clients::ClientKey;
 use super::convert::{PlayStart, play_row};
-use super::limits::{Budget, GuardedStream, Reservation, cells_of, deadline};
+use super::limits::{GuardedStream, Reservation, cells_of, deadline};
 use super::metrics::Refusal;
 use super::pb;
 use super::pb::play_event::Event;
@@ -46,45 +43,8 @@ use super::pb::play_request::Action;
 use super::state::{BoxStream, State};
 use super::validate::RequestError;
 
-use cache::{PreparedRow, RowCache};
-use token::{DIGEST_BYTES, TokenGame, TokenKey, row_digest};
-
-/// What the Play sessions share (part of [`State`]).
-#[derive(Debug)]
-pub struct PlayShared {
-    /// Open sessions (`limits.max_play_sessions`).
-    pub sessions: Arc<Budget>,
-    /// Open sessions per client (`limits.max_play_sessions_per_client`).
-    pub per_client: Arc<ClientShares>,
-    /// The state tokens' key.
-    pub key: TokenKey,
-    /// Prepared rows.
-    pub cache: Arc<RowCache>,
-}
-
-impl PlayShared {
-    /// The shared parts for `max_sessions` sessions (`max_per_client` per
-    /// client), the key of
-    /// `play.token_key` and a cache of `cache_bytes`.
-    pub fn new(
-        max_sessions: u64,
-        max_per_client: u64,
-        token_key: &str,
-        cache_bytes: u64,
-    ) -> Result<PlayShared, token::RandomKeyError> {
-        Ok(PlayShared {
-            sessions: Budget::play_sessions(max_sessions),
-            per_client: ClientShares::new(
-                "limits.max_play_sessions_per_client",
-                "open Play sessions",
-                max_per_client,
-                Duration::from_secs(1),
-            ),
-            key: TokenKey::from_config(token_key)?,
-            cache: Arc::new(RowCache::new(cache_bytes)),
-        })
-    }
-}
+use super::play_token::{DIGEST_BYTES, TokenGame, row_digest};
+use super::row_cache::PreparedRow;
 
 /// Events buffered towards the client before the session waits for it.
 const EVENTS_BUFFERED: usize = 32;

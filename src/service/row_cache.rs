@@ -2,7 +2,7 @@
 //! sweep) shared by every game on the same row, kept for later games after
 //! its games end.
 //!
-//! Keyed by the variant and the SHA-256 of the row ([`super::token::row_digest`]).
+//! Keyed by the variant and the SHA-256 of the row ([`super::play_token::row_digest`]).
 //! Bounded by bytes (`play.row_cache_bytes`, the rows' [`GameRow::heap_bytes`]),
 //! least recently used out first. Each [`PreparedRow`] holds its memory as a
 //! reservation in the server's piles budget (8 bytes a pile) for as long as
@@ -21,7 +21,7 @@ use tokio::sync::OnceCell;
 use crate::core::Variant;
 use crate::core::game::GameRow;
 
-use super::super::limits::{AdmissionError, Budget, Reservation};
+use super::limits::{AdmissionError, Budget, Reservation};
 
 /// A cache key: the variant and the row's SHA-256.
 pub type RowKey = (Variant, [u8; 32]);
