@@ -27,8 +27,8 @@ use crate::core::game::{MoveError, SideName};
 use crate::core::{Move, Side, Variant};
 use crate::wire::pb;
 
-use super::client::ServerArg;
 use super::fail;
+use super::server_arg::ServerArg;
 use super::suggest::parse_row;
 use super::tabletop::{Answer, Ending, GameArgs, Header, Outcome, Table, View, run_game};
 

@@ -16,6 +16,7 @@ pub mod interact;
 pub mod package;
 pub mod play;
 pub mod serve;
+pub mod server_arg;
 pub mod solve;
 pub mod suggest;
 pub mod tabletop;
