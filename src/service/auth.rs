@@ -30,7 +30,7 @@ use tonic::service::Interceptor;
 use super::clients::TokenDigest;
 use super::config::AuthConfig;
 use super::limits::CallInfo;
-use super::metrics::Metrics;
+use super::metrics::{AuthReason, Metrics, Reloaded};
 use super::reload;
 
 /// Why the tokens file cannot be used.
@@ -107,11 +107,11 @@ pub enum Rejection {
 
 impl Rejection {
     /// The `reason` label.
-    pub fn as_str(self) -> &'static str {
+    pub fn reason(self) -> AuthReason {
         match self {
-            Rejection::Missing => "missing",
-            Rejection::Malformed => "malformed",
-            Rejection::Unknown => "unknown",
+            Rejection::Missing => AuthReason::Missing,
+            Rejection::Malformed => AuthReason::Malformed,
+            Rejection::Unknown => AuthReason::Unknown,
         }
     }
 
@@ -199,7 +199,7 @@ pub fn load(config: &AuthConfig, metrics: &Arc<Metrics>) -> Result<Auth, AuthErr
     let target = Arc::clone(&tokens);
     let watched = path.clone();
     let watcher = reload::watch(
-        "auth",
+        Reloaded::Auth,
         vec![path],
         Duration::from_millis(config.reload_interval_ms),
         vec![bytes],
@@ -247,11 +247,11 @@ impl Interceptor for Authenticate {
                 Ok(request)
             }
             Err(rejection) => {
-                self.metrics.auth_rejected(rejection.as_str());
+                self.metrics.auth_rejected(rejection.reason());
                 let rpc = request.extensions().get::<CallInfo>().map(|c| c.rpc);
                 tracing::debug!(
                     rpc,
-                    reason = rejection.as_str(),
+                    reason = rejection.reason().label(),
                     "call refused: UNAUTHENTICATED"
                 );
                 Err(rejection.status())

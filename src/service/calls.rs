@@ -25,7 +25,7 @@ use tonic::{Code, Status};
 use tower::{Layer, Service};
 
 use super::limits::{CallInfo, deadline_in};
-use super::metrics::{Metrics, rpc_of};
+use super::metrics::{Metrics, Rpc};
 use super::web::Protocol;
 
 /// The `grpc-status` in a header map, if any.
@@ -83,11 +83,14 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        let rpc = rpc_of(request.uri().path());
+        let rpc = Rpc::of_path(request.uri().path());
         // The one reading of the call's grpc-timeout: the handlers take it
         // from the request's extensions (`limits::deadline`).
         let deadline = deadline_in(request.headers());
-        request.extensions_mut().insert(CallInfo { rpc, deadline });
+        request.extensions_mut().insert(CallInfo {
+            rpc: rpc.label(),
+            deadline,
+        });
         let mut call = Call {
             metrics: Arc::clone(&self.metrics),
             rpc,
@@ -121,7 +124,7 @@ where
 #[derive(Debug)]
 struct Call {
     metrics: Arc<Metrics>,
-    rpc: &'static str,
+    rpc: Rpc,
     protocol: Protocol,
     started: Instant,
     deadline: Option<Instant>,

@@ -36,7 +36,7 @@ use crate::wire::convert::side_from_wire;
 use super::clients::ClientKey;
 use super::convert::{PlayStart, play_row};
 use super::limits::{GuardedStream, Reservation, cells_of, deadline};
-use super::metrics::Refusal;
+use super::metrics::{GameStart, Mover, PlayEnd, PlayReject, Refusal};
 use super::pb;
 use super::pb::play_event::Event;
 use super::pb::play_request::Action;
@@ -90,7 +90,7 @@ pub fn play(
             let outcome = run(&state, inbound, &tx, &session_cancel).await;
             let label = match outcome {
                 Some(outcome) => {
-                    state.metrics.play_game_ended(outcome.label());
+                    state.metrics.play_game_ended(outcome.end());
                     outcome.label()
                 }
                 None => "refused",
@@ -154,7 +154,7 @@ pub fn play_step(
             // at the client's turn (or whose client left: the game may go
             // on from its last token) ends nothing.
             if let Outcome::Over(_) = outcome {
-                state.metrics.play_game_ended(outcome.label());
+                state.metrics.play_game_ended(outcome.end());
             }
             tracing::Span::current().record("outcome", outcome.label());
         }
@@ -221,14 +221,25 @@ enum Outcome {
 }
 
 impl Outcome {
+    /// How the game ended, as `stonegame_play_games_ended_total` counts it
+    /// (a paused game has not ended: it is never counted).
+    fn end(self) -> PlayEnd {
+        match self {
+            Outcome::Over(pb::EndReason::NoMoves) => PlayEnd::NoMoves,
+            Outcome::Over(pb::EndReason::Resigned) => PlayEnd::Resigned,
+            Outcome::Over(pb::EndReason::Timeout) => PlayEnd::Timeout,
+            Outcome::Over(pb::EndReason::TooManyIllegalMoves) => PlayEnd::TooManyIllegalMoves,
+            Outcome::Over(pb::EndReason::Unspecified) | Outcome::Abandoned | Outcome::Paused => {
+                PlayEnd::Abandoned
+            }
+        }
+    }
+
+    /// The outcome in the session's log line.
     fn label(self) -> &'static str {
         match self {
-            Outcome::Over(pb::EndReason::NoMoves) => "no_moves",
-            Outcome::Over(pb::EndReason::Resigned) => "resigned",
-            Outcome::Over(pb::EndReason::Timeout) => "timeout",
-            Outcome::Over(pb::EndReason::TooManyIllegalMoves) => "too_many_illegal_moves",
-            Outcome::Over(pb::EndReason::Unspecified) | Outcome::Abandoned => "abandoned",
             Outcome::Paused => "paused",
+            ended => ended.end().label(),
         }
     }
 }
@@ -362,10 +373,14 @@ impl Session {
         state: &Arc<State>,
         first: pb::PlayRequest,
         cancel: &CancellationToken,
-    ) -> Result<(Session, &'static str), Status> {
+    ) -> Result<(Session, GameStart), Status> {
         let limits = &state.limits;
         let (start, resumed, how) = match first.action {
-            Some(Action::Start(start)) => (PlayStart::try_from((start, limits))?, None, "start"),
+            Some(Action::Start(start)) => (
+                PlayStart::try_from((start, limits))?,
+                None,
+                GameStart::Start,
+            ),
             Some(Action::Resume(resume)) => {
                 let game = state
                     .play
@@ -392,7 +407,7 @@ impl Session {
                     },
                     analysis: game.analysis,
                 };
-                (start, Some(game), "resume")
+                (start, Some(game), GameStart::Resume)
             }
             Some(Action::Move(_)) => return Err(RequestError::NoStart("a move").into()),
             Some(Action::Resign(_)) => return Err(RequestError::NoStart("a resignation").into()),
@@ -574,7 +589,7 @@ impl Session {
                 let mv = self.game.bot_move(&self.bot).expect("the game is not over");
                 let played = self.game.play_move(mv).expect("the bot's moves are legal");
                 self.sync_memory();
-                self.state.metrics.play_move("bot");
+                self.state.metrics.play_move(Mover::Bot);
                 send!(self.state_event(Some((mover, played))));
                 bot_moves += 1;
                 if bot_moves.is_multiple_of(64) {
@@ -719,7 +734,7 @@ impl Session {
         match verdict {
             Ok(played) => {
                 self.sync_memory();
-                self.state.metrics.play_move("client");
+                self.state.metrics.play_move(Mover::Client);
                 if tx
                     .send(Ok(self.state_event(Some((mover, played)))))
                     .await
@@ -773,13 +788,13 @@ fn seat_name(seat: pb::Seat) -> &'static str {
     }
 }
 
-fn reject_label(reason: pb::RejectReason) -> &'static str {
+fn reject_label(reason: pb::RejectReason) -> PlayReject {
     match reason {
-        pb::RejectReason::NotYourTurn | pb::RejectReason::Unspecified => "not_your_turn",
-        pb::RejectReason::StalePly => "stale_ply",
-        pb::RejectReason::InvalidSide => "invalid_side",
-        pb::RejectReason::TakeZero => "take_zero",
-        pb::RejectReason::TakeTooMany => "take_too_many",
+        pb::RejectReason::NotYourTurn | pb::RejectReason::Unspecified => PlayReject::NotYourTurn,
+        pb::RejectReason::StalePly => PlayReject::StalePly,
+        pb::RejectReason::InvalidSide => PlayReject::InvalidSide,
+        pb::RejectReason::TakeZero => PlayReject::TakeZero,
+        pb::RejectReason::TakeTooMany => PlayReject::TakeTooMany,
     }
 }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use super::metrics::Metrics;
+use super::metrics::{Metrics, Reloaded};
 
 /// The contents of the watched files, in order.
 pub type Contents = Vec<Vec<u8>>;
@@ -33,7 +33,7 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Contents, (PathBuf, std::io::Error)
 /// returns an error message to keep the old state. `what` names the files
 /// in logs and in `stonegame_reloads_total`. The task runs until aborted.
 pub fn watch<F>(
-    what: &'static str,
+    what: Reloaded,
     paths: Vec<PathBuf>,
     every: Duration,
     initial: Contents,
@@ -63,14 +63,14 @@ where
                     // file for an instant. Logged once per distinct error.
                     let message = format!("{}: {e}", path.display());
                     if last_read_error.as_ref() != Some(&message) {
-                        tracing::error!(what, error = %message, "cannot re-read; keeping the old ones");
+                        tracing::error!(what = what.label(), error = %message, "cannot re-read; keeping the old ones");
                         metrics.reloaded(what, false);
                         last_read_error = Some(message);
                     }
                     continue;
                 }
                 Err(e) => {
-                    tracing::error!(what, error = %e, "the re-reading task failed");
+                    tracing::error!(what = what.label(), error = %e, "the re-reading task failed");
                     continue;
                 }
             };
@@ -79,11 +79,11 @@ where
             }
             match apply(&contents) {
                 Ok(()) => {
-                    tracing::info!(what, "changed files re-read and applied");
+                    tracing::info!(what = what.label(), "changed files re-read and applied");
                     metrics.reloaded(what, true);
                 }
                 Err(e) => {
-                    tracing::error!(what, error = %e, "changed files refused; keeping the old ones");
+                    tracing::error!(what = what.label(), error = %e, "changed files refused; keeping the old ones");
                     metrics.reloaded(what, false);
                 }
             }

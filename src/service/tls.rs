@@ -42,7 +42,7 @@ use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use super::config::TlsConfig;
-use super::metrics::Metrics;
+use super::metrics::{Metrics, Reloaded};
 use super::reload::{self, Contents};
 
 /// How long a client may take to finish its TLS handshake.
@@ -288,7 +288,7 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Tls, TlsError>
     });
     let target = Arc::clone(&certificates);
     let watcher = reload::watch(
-        "tls",
+        Reloaded::Tls,
         files.paths(),
         Duration::from_millis(config.reload_interval_ms),
         contents,

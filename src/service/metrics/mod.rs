@@ -32,7 +32,12 @@ use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of};
 use super::tls_failure::HandshakeFailure;
 use super::web::Protocol;
 
+pub mod labels;
 pub mod listener;
+
+pub use labels::{
+    AuthReason, CodeLabel, GameStart, Mover, PlayEnd, PlayReject, ReloadResult, Reloaded, Rpc,
+};
 
 /// The `Content-Type` of a scrape: OpenMetrics text, which Prometheus
 /// prefers and every Prometheus since 2.0 reads.
@@ -45,21 +50,9 @@ pub const DURATION_BUCKETS: [f64; 21] = [
     5.0, 10.0, 25.0, 60.0, 150.0, 300.0, 600.0,
 ];
 
-/// The methods of `stonegame.v1.StoneGame`, the values of the `rpc` label
-/// (any other path counts as `other`).
-pub const RPCS: [&str; 7] = [
-    "Solve",
-    "GetTables",
-    "SuggestMove",
-    "Check",
-    "Generate",
-    "Play",
-    "PlayStep",
-];
-
 /// Why a request was refused before its work started: the `reason` label of
 /// `stonegame_admission_rejected_total`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Refusal {
     /// The cell-update budget is busy now (RESOURCE_EXHAUSTED, retry hint).
     BusyCells,
@@ -153,62 +146,60 @@ pub fn code_name(code: Code) -> &'static str {
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RpcCodeLabels {
-    rpc: &'static str,
-    code: &'static str,
-    protocol: &'static str,
+    rpc: Rpc,
+    code: CodeLabel,
+    protocol: Protocol,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RpcLabels {
-    rpc: &'static str,
+    rpc: Rpc,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VariantLabels {
-    variant: &'static str,
+    variant: Variant,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct ReasonLabels {
-    reason: &'static str,
+struct AdmissionLabels {
+    reason: Refusal,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AuthLabels {
+    reason: AuthReason,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TlsLabels {
+    reason: HandshakeFailure,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PlayEndLabels {
+    reason: PlayEnd,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RejectLabels {
+    reason: PlayReject,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HowLabels {
-    how: &'static str,
+    how: GameStart,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ByLabels {
-    by: &'static str,
+    by: Mover,
 }
-
-/// How a Play game began: the `how` label of `stonegame_play_games_started_total`.
-pub const PLAY_STARTS: [&str; 2] = ["start", "resume"];
-/// How a Play game ended: the `reason` label of
-/// `stonegame_play_games_ended_total` (`abandoned`: the client went away or
-/// half-closed before the end, or the server shut down).
-pub const PLAY_ENDS: [&str; 5] = [
-    "no_moves",
-    "resigned",
-    "timeout",
-    "too_many_illegal_moves",
-    "abandoned",
-];
-/// Why a Play move was rejected: the `reason` label of
-/// `stonegame_play_rejected_moves_total`.
-pub const PLAY_REJECTS: [&str; 5] = [
-    "not_your_turn",
-    "stale_ply",
-    "invalid_side",
-    "take_zero",
-    "take_too_many",
-];
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ReloadLabels {
-    what: &'static str,
-    result: &'static str,
+    what: Reloaded,
+    result: ReloadResult,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -231,9 +222,9 @@ struct Exported {
     cases_cancelled: Counter,
     case_errors: Counter,
     cells: Counter,
-    admission_rejected: Family<ReasonLabels, Counter>,
-    auth_rejected: Family<ReasonLabels, Counter>,
-    tls_handshake_failures: Family<ReasonLabels, Counter>,
+    admission_rejected: Family<AdmissionLabels, Counter>,
+    auth_rejected: Family<AuthLabels, Counter>,
+    tls_handshake_failures: Family<TlsLabels, Counter>,
     reloads: Family<ReloadLabels, Counter>,
     connections_accepted: Counter,
     connections_open: Gauge,
@@ -247,9 +238,9 @@ struct Exported {
     play_sessions: Gauge,
     play_sessions_max: Gauge,
     play_games_started: Family<HowLabels, Counter>,
-    play_games_ended: Family<ReasonLabels, Counter>,
+    play_games_ended: Family<PlayEndLabels, Counter>,
     play_moves: Family<ByLabels, Counter>,
-    play_rejected: Family<ReasonLabels, Counter>,
+    play_rejected: Family<RejectLabels, Counter>,
     play_row_cache_hits: Counter,
     play_row_cache_misses: Counter,
     play_row_cache_bytes: Gauge,
@@ -452,47 +443,45 @@ impl Default for Exported {
                 version: env!("CARGO_PKG_VERSION"),
             }),
         );
-        for how in PLAY_STARTS {
+        // Every series a dashboard expects exists from the start, at 0, so
+        // rate() sees the first increment.
+        for &how in GameStart::ALL {
             let _ = e.play_games_started.get_or_create(&HowLabels { how });
         }
         for reason in HandshakeFailure::ALL {
-            let _ = e.tls_handshake_failures.get_or_create(&ReasonLabels {
-                reason: reason.label(),
-            });
+            let _ = e
+                .tls_handshake_failures
+                .get_or_create(&TlsLabels { reason });
         }
-        for reason in PLAY_ENDS {
-            let _ = e.play_games_ended.get_or_create(&ReasonLabels { reason });
+        for &reason in PlayEnd::ALL {
+            let _ = e.play_games_ended.get_or_create(&PlayEndLabels { reason });
         }
-        for by in ["client", "bot"] {
+        for &by in Mover::ALL {
             let _ = e.play_moves.get_or_create(&ByLabels { by });
         }
-        for reason in PLAY_REJECTS {
-            let _ = e.play_rejected.get_or_create(&ReasonLabels { reason });
+        for &reason in PlayReject::ALL {
+            let _ = e.play_rejected.get_or_create(&RejectLabels { reason });
         }
-        // Every series a dashboard expects exists from the start, at 0, so
-        // rate() sees the first increment.
-        for rpc in RPCS {
+        for &rpc in Rpc::ALL.iter().filter(|&&rpc| rpc != Rpc::Other) {
             for protocol in Protocol::ALL {
                 let _ = e.rpc_requests.get_or_create(&RpcCodeLabels {
                     rpc,
-                    code: "OK",
-                    protocol: protocol.label(),
+                    code: CodeLabel(Code::Ok),
+                    protocol,
                 });
             }
             let _ = e.rpc_duration.get_or_create(&RpcLabels { rpc });
         }
         for variant in [Variant::TwoEnds, Variant::Leftmost] {
-            let _ = e.cases.get_or_create(&VariantLabels {
-                variant: variant_label(variant),
-            });
+            let _ = e.cases.get_or_create(&VariantLabels { variant });
         }
         for reason in Refusal::ALL {
-            let _ = e.admission_rejected.get_or_create(&ReasonLabels {
-                reason: reason.as_str(),
-            });
+            let _ = e
+                .admission_rejected
+                .get_or_create(&AdmissionLabels { reason });
         }
-        for reason in AUTH_REJECT_REASONS {
-            let _ = e.auth_rejected.get_or_create(&ReasonLabels { reason });
+        for &reason in AuthReason::ALL {
+            let _ = e.auth_rejected.get_or_create(&AuthLabels { reason });
         }
         e
     }
@@ -515,9 +504,6 @@ fn registered_with_unit<M: Metric + Clone>(
     r.register_with_unit(name, help, unit, metric.clone());
     metric
 }
-
-/// The `reason` labels of `stonegame_auth_rejected_total`.
-pub const AUTH_REJECT_REASONS: [&str; 3] = ["missing", "malformed", "unknown"];
 
 /// What the server counts: the Prometheus families behind `/metrics`
 /// (`prometheus-client`), which are also what the tests read (the
@@ -571,9 +557,7 @@ impl Metrics {
             .map(|variant| {
                 self.exported
                     .cases
-                    .get_or_create(&VariantLabels {
-                        variant: variant_label(variant),
-                    })
+                    .get_or_create(&VariantLabels { variant })
                     .get()
             })
             .sum()
@@ -591,7 +575,7 @@ impl Metrics {
             .map(|r| {
                 self.exported
                     .admission_rejected
-                    .get_or_create(&ReasonLabels { reason: r.as_str() })
+                    .get_or_create(&AdmissionLabels { reason: *r })
                     .get()
             })
             .sum()
@@ -631,9 +615,9 @@ impl Metrics {
 
     /// Play games begun (started or resumed).
     pub fn play_games(&self) -> u64 {
-        PLAY_STARTS
-            .into_iter()
-            .map(|how| {
+        GameStart::ALL
+            .iter()
+            .map(|&how| {
                 self.exported
                     .play_games_started
                     .get_or_create(&HowLabels { how })
@@ -644,12 +628,12 @@ impl Metrics {
 
     /// Play games ended, whatever the reason.
     pub fn play_games_ended(&self) -> u64 {
-        PLAY_ENDS
-            .into_iter()
-            .map(|reason| {
+        PlayEnd::ALL
+            .iter()
+            .map(|&reason| {
                 self.exported
                     .play_games_ended
-                    .get_or_create(&ReasonLabels { reason })
+                    .get_or_create(&PlayEndLabels { reason })
                     .get()
             })
             .sum()
@@ -665,12 +649,11 @@ impl Metrics {
         self.exported.play_row_cache_misses.get()
     }
 
-    /// Counts a StoneGame call refused for its bearer token (`reason`: one
-    /// of [`AUTH_REJECT_REASONS`]).
-    pub fn auth_rejected(&self, reason: &'static str) {
+    /// Counts a StoneGame call refused for its bearer token.
+    pub fn auth_rejected(&self, reason: AuthReason) {
         self.exported
             .auth_rejected
-            .get_or_create(&ReasonLabels { reason })
+            .get_or_create(&AuthLabels { reason })
             .inc();
     }
 
@@ -678,15 +661,17 @@ impl Metrics {
     pub fn tls_handshake_failed(&self, reason: HandshakeFailure) {
         self.exported
             .tls_handshake_failures
-            .get_or_create(&ReasonLabels {
-                reason: reason.label(),
-            })
+            .get_or_create(&TlsLabels { reason })
             .inc();
     }
 
-    /// Counts a re-read of changed files (`what`: `tls` or `auth`).
-    pub fn reloaded(&self, what: &'static str, ok: bool) {
-        let result = if ok { "ok" } else { "error" };
+    /// Counts a re-read of changed files.
+    pub fn reloaded(&self, what: Reloaded, ok: bool) {
+        let result = if ok {
+            ReloadResult::Ok
+        } else {
+            ReloadResult::Error
+        };
         self.exported
             .reloads
             .get_or_create(&ReloadLabels { what, result })
@@ -708,9 +693,7 @@ impl Metrics {
             Some(_) => {
                 self.exported
                     .cases
-                    .get_or_create(&VariantLabels {
-                        variant: variant_label(variant),
-                    })
+                    .get_or_create(&VariantLabels { variant })
                     .inc();
                 self.exported
                     .cells
@@ -737,20 +720,18 @@ impl Metrics {
     pub fn refused(&self, reason: Refusal) {
         self.exported
             .admission_rejected
-            .get_or_create(&ReasonLabels {
-                reason: reason.as_str(),
-            })
+            .get_or_create(&AdmissionLabels { reason })
             .inc();
     }
 
     /// Counts an RPC that ended with `code` after `elapsed`.
-    pub fn rpc_ended(&self, rpc: &'static str, code: Code, protocol: Protocol, elapsed: Duration) {
+    pub fn rpc_ended(&self, rpc: Rpc, code: Code, protocol: Protocol, elapsed: Duration) {
         self.exported
             .rpc_requests
             .get_or_create(&RpcCodeLabels {
                 rpc,
-                code: code_name(code),
-                protocol: protocol.label(),
+                code: CodeLabel(code),
+                protocol,
             })
             .inc();
         self.exported
@@ -765,35 +746,35 @@ impl Metrics {
         PlaySession(Arc::clone(self))
     }
 
-    /// Counts a Play game begun (`how`: one of [`PLAY_STARTS`]).
-    pub fn play_game_started(&self, how: &'static str) {
+    /// Counts a Play game begun.
+    pub fn play_game_started(&self, how: GameStart) {
         self.exported
             .play_games_started
             .get_or_create(&HowLabels { how })
             .inc();
     }
 
-    /// Counts a Play game ended (`reason`: one of [`PLAY_ENDS`]).
-    pub fn play_game_ended(&self, reason: &'static str) {
+    /// Counts a Play game ended.
+    pub fn play_game_ended(&self, reason: PlayEnd) {
         self.exported
             .play_games_ended
-            .get_or_create(&ReasonLabels { reason })
+            .get_or_create(&PlayEndLabels { reason })
             .inc();
     }
 
-    /// Counts an accepted Play move (`by`: `client` or `bot`).
-    pub fn play_move(&self, by: &'static str) {
+    /// Counts an accepted Play move.
+    pub fn play_move(&self, by: Mover) {
         self.exported
             .play_moves
             .get_or_create(&ByLabels { by })
             .inc();
     }
 
-    /// Counts a rejected Play move (`reason`: one of [`PLAY_REJECTS`]).
-    pub fn play_rejected(&self, reason: &'static str) {
+    /// Counts a rejected Play move.
+    pub fn play_rejected(&self, reason: PlayReject) {
         self.exported
             .play_rejected
-            .get_or_create(&ReasonLabels { reason })
+            .get_or_create(&RejectLabels { reason })
             .inc();
     }
 
@@ -871,14 +852,6 @@ impl Drop for BatchInFlight {
     }
 }
 
-// ---- counting RPCs ----
-
-/// The `rpc` label of a request path (`/stonegame.v1.StoneGame/Solve`).
-pub(crate) fn rpc_of(path: &str) -> &'static str {
-    let method = path.rsplit('/').next().unwrap_or("");
-    RPCS.into_iter().find(|&m| m == method).unwrap_or("other")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -891,7 +864,7 @@ mod tests {
         m.count_case(Variant::Leftmost, 7, || None::<()>);
         m.refused(Refusal::BusyCells);
         m.rpc_ended(
-            "Solve",
+            Rpc::Solve,
             Code::InvalidArgument,
             Protocol::Grpc,
             Duration::from_millis(3),
@@ -925,8 +898,6 @@ mod tests {
 
     #[test]
     fn rpc_names_and_codes() {
-        assert_eq!(rpc_of("/stonegame.v1.StoneGame/SuggestMove"), "SuggestMove");
-        assert_eq!(rpc_of("/stonegame.v1.StoneGame/Nope"), "other");
         assert_eq!(code_name(Code::ResourceExhausted), "RESOURCE_EXHAUSTED");
         let busy = AdmissionError::Busy {
             unit: CELLS,

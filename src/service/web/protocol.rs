@@ -13,7 +13,7 @@ use tonic::body::Body;
 use tonic::{Code, Status};
 
 use super::answer::{AnswerLayer, Answerer};
-use crate::service::metrics::{Metrics, rpc_of};
+use crate::service::metrics::{Metrics, Rpc};
 
 /// The protocol of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,17 +59,17 @@ impl Protocol {
 }
 
 /// The StoneGame methods a gRPC-Web client cannot call, and what to use.
-fn web_refusal(rpc: &str) -> Option<&'static str> {
+fn web_refusal(rpc: Rpc) -> Option<&'static str> {
     match rpc {
-        "Play" => Some(
+        Rpc::Play => Some(
             "Play is a bidirectional stream, which gRPC-Web cannot carry: play one call per \
              turn with PlayStep (docs/web.md)",
         ),
-        "Solve" => Some(
+        Rpc::Solve => Some(
             "Solve is a bidirectional stream, which gRPC-Web cannot carry: ask SuggestMove per \
              position, or call Solve over gRPC (docs/web.md)",
         ),
-        "Check" => Some(
+        Rpc::Check => Some(
             "Check is a client stream, which gRPC-Web cannot carry: call it over gRPC, or run \
              `stonegame check` (docs/web.md)",
         ),
@@ -97,9 +97,10 @@ impl Answerer for WebProtocols {
         if protocol != Protocol::GrpcWeb || !path.starts_with("/stonegame.v1.StoneGame/") {
             return None;
         }
-        let why = web_refusal(rpc_of(path))?;
+        let rpc = Rpc::of_path(path);
+        let why = web_refusal(rpc)?;
         self.metrics
-            .rpc_ended(rpc_of(path), Code::Unimplemented, protocol, Duration::ZERO);
+            .rpc_ended(rpc, Code::Unimplemented, protocol, Duration::ZERO);
         let mut response = Status::unimplemented(why).into_http::<Body>();
         if let Some(content_type) = request.headers().get(CONTENT_TYPE) {
             response
