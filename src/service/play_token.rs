@@ -17,16 +17,13 @@
 //! | 16 | the first 16 bytes of the row's SHA-256 ([`row_digest`]) |
 //! | 32 | HMAC-SHA256 of all the bytes before it |
 //!
-//! The tag is checked (in constant time, `verify_slice`) before any field is
+//! The tag is checked (in constant time, ring's `hmac::verify`) before any field is
 //! read, so a forged or altered token is refused as a whole.
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::{Digest, Sha256};
+use ring::{digest, hmac};
 
 use crate::core::Variant;
 use crate::core::game::GameState;
-
-type HmacSha256 = Hmac<Sha256>;
 
 /// The token layout's version.
 pub const VERSION: u8 = 1;
@@ -47,7 +44,7 @@ const _: () = assert!(
 
 /// The SHA-256 of a row: its piles as 8-byte little-endian words.
 pub fn row_digest(piles: &[u64]) -> [u8; 32] {
-    let mut hasher = Sha256::new();
+    let mut hasher = digest::Context::new(&digest::SHA256);
     // In blocks, so a long row is not copied whole.
     let mut block = [0u8; 8 * 512];
     for chunk in piles.chunks(512) {
@@ -57,7 +54,7 @@ pub fn row_digest(piles: &[u64]) -> [u8; 32] {
         hasher.update(&block[..8 * chunk.len()]);
     }
     let mut out = [0u8; 32];
-    out.copy_from_slice(&hasher.finalize());
+    out.copy_from_slice(hasher.finish().as_ref());
     out
 }
 
@@ -153,10 +150,11 @@ impl TokenKey {
     }
 
     fn new(key: Vec<u8>, random: bool) -> TokenKey {
-        let mut h = Sha256::new();
+        let mut h = digest::Context::new(&digest::SHA256);
         h.update(b"stonegame play token key id\0");
         h.update(&key);
-        let d = h.finalize();
+        let d = h.finish();
+        let d = d.as_ref();
         TokenKey {
             id: [d[0], d[1], d[2], d[3]],
             key,
@@ -174,8 +172,8 @@ impl TokenKey {
         self.id.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    fn mac(&self) -> HmacSha256 {
-        HmacSha256::new_from_slice(&self.key).expect("HMAC takes keys of any length")
+    fn mac(&self) -> hmac::Key {
+        hmac::Key::new(hmac::HMAC_SHA256, &self.key)
     }
 
     /// The signed token of `game`.
@@ -194,9 +192,8 @@ impl TokenKey {
         out.push(u8::from(game.analysis));
         out.extend_from_slice(&game.move_timeout_ms.to_le_bytes());
         out.extend_from_slice(&game.row_digest);
-        let mut mac = self.mac();
-        mac.update(&out);
-        out.extend_from_slice(&mac.finalize().into_bytes());
+        let tag = hmac::sign(&self.mac(), &out);
+        out.extend_from_slice(tag.as_ref());
         debug_assert_eq!(out.len(), TOKEN_BYTES);
         out
     }
@@ -207,9 +204,7 @@ impl TokenKey {
             return Err(TokenError::Length(token.len()));
         }
         let (body, tag) = token.split_at(TOKEN_BYTES - TAG_BYTES);
-        let mut mac = self.mac();
-        mac.update(body);
-        mac.verify_slice(tag).map_err(|_| TokenError::Signature)?;
+        hmac::verify(&self.mac(), body, tag).map_err(|_| TokenError::Signature)?;
         if body[0] != VERSION {
             return Err(TokenError::Version(body[0]));
         }
@@ -323,7 +318,7 @@ mod tests {
         // Blocks do not change the digest: the SHA-256 of the LE bytes.
         let bytes: Vec<u8> = long.iter().flat_map(|p| p.to_le_bytes()).collect();
         let mut want = [0u8; 32];
-        want.copy_from_slice(&Sha256::digest(&bytes));
+        want.copy_from_slice(digest::digest(&digest::SHA256, &bytes).as_ref());
         assert_eq!(row_digest(&long), want);
     }
 }
