@@ -15,7 +15,7 @@
 //! the binary has one; the client's `--stats` counts are checked either way.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -187,10 +187,14 @@ fn stats(stderr: &str) -> Vec<(String, u64, u64, u64)> {
         .collect()
 }
 
-/// A free loopback port (nothing listens on it once this returns).
-fn closed_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
+/// A loopback port where connections are refused for as long as the
+/// socket lives: bound but not listening, so no other process can take the
+/// port and answer (a port merely released could be).
+fn closed_port() -> (tokio::net::TcpSocket, u16) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = socket.local_addr().unwrap().port();
+    (socket, port)
 }
 
 /// Generates OJ input with `stonegame gen` into `path`; its case count.
@@ -492,7 +496,7 @@ fn malformed_and_unresolvable_servers_are_clear_errors() {
 
 #[test]
 fn a_run_with_no_replica_left_names_them_and_how_far_it_got() {
-    let (p, q) = (closed_port(), closed_port());
+    let ((_p, p), (_q, q)) = (closed_port(), closed_port());
     let server = format!("http://127.0.0.1:{p},http://127.0.0.1:{q}");
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("input.txt");
