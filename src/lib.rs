@@ -3,7 +3,8 @@
 //!
 //! * [`core`] — the game itself: pure Rust, no I/O, no async;
 //! * [`ojformat`] — the online-judge input format, streamed, with positions;
-//! * [`judge`] — the output checker and the test-data generator;
+//! * [`judge`] — the output checker, the test-data generator and the
+//!   interactor;
 //! * `wire` — the protobuf types and the packing both ends of the gRPC
 //!   service share (feature `proto`);
 //! * `service` — the gRPC server (feature `service`);

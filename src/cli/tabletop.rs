@@ -11,8 +11,7 @@ use std::fmt;
 use std::io::{self, BufRead, Write};
 
 use crate::core::{Move, Side, Variant};
-
-use super::interact::protocol_move;
+use crate::judge::interact::protocol_move;
 
 /// The arguments of a game, the same for `play` and `client play`.
 #[derive(Debug, Clone, clap::Args)]

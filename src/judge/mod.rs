@@ -5,12 +5,18 @@
 //!   judge failure) out, both files streamed;
 //! * [`generate`] — the test-data generator: deterministic families of
 //!   OJ-format inputs (random, planted losses, exhaustive, hack cases …) and
-//!   their expected outputs, written case by case.
+//!   their expected outputs, written case by case;
+//! * [`interact`] — the interactor: plays the games of an OJ-format input
+//!   against a contestant's program over its standard input and output (the
+//!   protocol, the judge's bot, time-outs, a transcript) and gives the same
+//!   kind of verdict.
 //!
-//! Both only read and write through `BufRead` / `Write`, and solve their
-//! cases in bounded batches through a [`SolveBatch`], so the CLI and a
-//! service can drive them alike: the CLI solves on a rayon pool
-//! ([`OnPool`]), a service plugs in its admission control and cancellation.
+//! The checker and the generator only read and write through `BufRead` /
+//! `Write`, and solve their cases in bounded batches through a
+//! [`SolveBatch`], so the CLI and a service can drive them alike: the CLI
+//! solves on a rayon pool ([`OnPool`]), a service plugs in its admission
+//! control and cancellation. The interactor plays one game at a time on the
+//! calling thread (with a reader and a writer thread for the pipes).
 
 use std::convert::Infallible;
 
@@ -19,6 +25,7 @@ use crate::core::{ValidRow, Variant};
 
 pub mod check;
 pub mod generate;
+pub mod interact;
 
 /// Solves the batches of rows the checker and the generator collect.
 pub trait SolveBatch {

@@ -1,0 +1,612 @@
+//! The interactor: the judge of the game as an interactive problem (testlib
+//! and Kattis/DOMjudge conventions; docs/play.md). `stonegame interact` is
+//! its command line.
+//!
+//! It plays every game of an OJ-format input against a contestant's program,
+//! one line per message:
+//!
+//! 1. judge: `T`; then per game `n` and the line `a_1 … a_n`;
+//! 2. program: `FIRST` or `SECOND`, the seat it takes;
+//! 3. whoever is to move writes `L k` or `R k` (take k ≥ 1 stones from the
+//!    leftmost or rightmost pile; with one pile left both name it);
+//! 4. a game ends when the last pile is taken; the next starts with its `n`.
+//!
+//! The judge plays perfectly when it can win and otherwise makes a seeded
+//! random move that takes at least half of an end pile
+//! ([`WhenLost::Shorten`]), so its moves keep a game to O(n log max a)
+//! plies. On a line it cannot accept, a losing seat or a lost game it writes
+//! `-1` and stops; the [`Outcome`] is a testlib [`Verdict`] (accepted, wrong
+//! answer, presentation error) and its message. A judge failure (a bad
+//! input, a transcript that cannot be written) is an [`InteractError`].
+//!
+//! The caller connects the program ([`Program`]: its standard input and
+//! output, and its process when the caller started it) and reads the games
+//! ([`read_games`]); [`interact`] plays them, optionally writing a
+//! [`Transcript`]. Reading is done by a thread that sends lines over a
+//! channel; the judge waits for each with a timeout, so a silent or vanished
+//! program never hangs it. Writing is done by another thread, so a program
+//! that does not read cannot block it either.
+
+use std::io::{self, BufRead, Read, Write};
+use std::path::PathBuf;
+use std::process::Child;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::core::game::{Bot, Game, GameRow, WhenLost};
+use crate::core::{Move, Never, Side, ValidRow, Variant};
+use crate::judge::check::Verdict;
+use crate::ojformat::{OjError, OjReader};
+
+mod session;
+mod transcript;
+
+use session::{NoLine, Session, spawn_reader, spawn_writer, wait_for};
+pub use transcript::Transcript;
+
+/// Longest line accepted from the program (a longer one is a presentation
+/// error).
+pub const MAX_LINE: usize = 4096;
+
+/// How the judge plays.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Which game is played.
+    pub variant: Variant,
+    /// In [0, 1]: with this probability the judge plays its optimal move,
+    /// otherwise a random legal one (1: perfect when it can win).
+    pub strength: f64,
+    /// Seed of the judge's random choices (same seed, same games).
+    pub seed: u64,
+    /// Longest wait for each line of the program.
+    pub move_timeout: Duration,
+}
+
+/// The contestant's program as the judge talks to it.
+pub struct Program {
+    /// Where the judge's lines go (the program's standard input). Dropped,
+    /// and so closed, after the last game.
+    pub input: Box<dyn Write + Send>,
+    /// Where the program's lines come from (its standard output).
+    pub output: Box<dyn Read + Send>,
+    /// The program's process when the caller started it: its exit status is
+    /// named when its output ends; after the games the judge waits for it
+    /// to exit (up to the move timeout, at most 1 s after a failure) and
+    /// stops it if it does not.
+    pub child: Option<Child>,
+}
+
+/// A verdict on the program and its message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// [`Verdict::Accepted`], [`Verdict::WrongAnswer`] or
+    /// [`Verdict::PresentationError`].
+    pub verdict: Verdict,
+    pub message: String,
+}
+
+impl Outcome {
+    fn new(verdict: Verdict, message: impl Into<String>) -> Outcome {
+        Outcome {
+            verdict,
+            message: message.into(),
+        }
+    }
+}
+
+/// A judge failure: no verdict on the program.
+#[derive(Debug, thiserror::Error)]
+pub enum InteractError {
+    /// The input is not OJ format.
+    #[error("bad input: {0}")]
+    BadInput(#[from] OjError),
+    #[error("cannot create the transcript {}: {source}", path.display())]
+    CreateTranscript {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// A write to the transcript (or its final flush) failed; the games
+    /// were played to the end all the same.
+    #[error("cannot write the transcript {}: {source}", path.display())]
+    WriteTranscript {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// The games of an OJ-format input (`T`, then `n` and the piles per game).
+pub fn read_games(input: impl BufRead) -> Result<Vec<ValidRow<'static>>, InteractError> {
+    OjReader::new(input)?
+        .map(|case| case.map(|c| c.piles).map_err(InteractError::from))
+        .collect()
+}
+
+/// Plays `games` against `program`, then closes its input and waits for it
+/// ([`Program::child`]); its verdict, or a judge failure.
+pub fn interact(
+    games: &[ValidRow<'static>],
+    settings: &Settings,
+    program: Program,
+    mut transcript: Transcript,
+) -> Result<Outcome, InteractError> {
+    let Program {
+        input,
+        output,
+        mut child,
+    } = program;
+    let timeout = settings.move_timeout;
+    let (to, written) = spawn_writer(input);
+    let mut session = Session {
+        to: Some(to),
+        from: spawn_reader(output),
+        timeout,
+        transcript: &mut transcript,
+        child: child.as_mut(),
+        eof: false,
+    };
+    let bot = |game: usize| Bot {
+        strength: settings.strength,
+        seed: settings.seed ^ (game as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        when_lost: WhenLost::Shorten,
+    };
+    session.transcript.note(&format!(
+        "stonegame interact: {} games, {} variant, strength {}, seed {}",
+        games.len(),
+        settings.variant,
+        settings.strength,
+        settings.seed
+    ));
+    let outcome = play_all(&mut session, games, settings.variant, &bot);
+    session.transcript.note(&format!(
+        "verdict: {} {}",
+        outcome.verdict.testlib_name(),
+        outcome.message
+    ));
+    let failed = outcome.verdict != Verdict::Accepted;
+    let eof = session.eof;
+    if failed && !eof {
+        session.send("-1");
+    }
+    // Closing the program's input tells it the games are over.
+    drop(session.to.take());
+    drop(session);
+    let flushed = transcript.finish();
+    // Give the writer a moment to deliver the last line.
+    let _ = written.recv_timeout(timeout.min(Duration::from_secs(1)));
+    let mut outcome = outcome;
+    if let Some(mut child) = child {
+        let grace = if failed {
+            timeout.min(Duration::from_secs(1))
+        } else {
+            timeout
+        };
+        match wait_for(&mut child, grace) {
+            Some(status) if !status.success() && !failed => {
+                outcome
+                    .message
+                    .push_str(&format!(" (the program then exited with {status})"));
+            }
+            Some(_) => {}
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                if !failed {
+                    outcome.message.push_str(
+                        " (the program did not exit after the last game and was stopped)",
+                    );
+                }
+            }
+        }
+    }
+    flushed?;
+    Ok(outcome)
+}
+
+/// A line as messages show it: quoted, cut at 60 characters.
+fn shown_line(line: &str) -> String {
+    let cut: String = line.chars().take(60).collect();
+    if cut.len() < line.len() {
+        format!("{cut:?}…")
+    } else {
+        format!("{cut:?}")
+    }
+}
+
+/// A move as the protocol writes it.
+pub fn protocol_move(m: &Move) -> String {
+    let side = match m.side {
+        Side::Left => 'L',
+        Side::Right => 'R',
+    };
+    format!("{side} {}", m.take)
+}
+
+/// A list of moves in protocol form, or that there were none.
+fn winning_list(moves: &[Move]) -> String {
+    if moves.is_empty() {
+        "none (the position was lost)".into()
+    } else {
+        moves
+            .iter()
+            .map(protocol_move)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The live row for messages: all of it when short, else its ends.
+pub fn describe(game: &Game) -> String {
+    let (first, last) = game.live();
+    let n = game.row().piles().len();
+    if last - first < 12 {
+        let piles: Vec<String> = game.piles_now().iter().map(u64::to_string).collect();
+        format!("({})", piles.join(" "))
+    } else {
+        format!(
+            "(piles {}..{} of {n}: {} … {})",
+            first + 1,
+            last + 1,
+            game.left_size(),
+            game.right_size()
+        )
+    }
+}
+
+/// A parsed move line: side and take (`None`: more than any pile holds).
+fn parse_move(line: &str) -> Option<(Side, Option<u64>)> {
+    let mut words = line.split_ascii_whitespace();
+    let side = match words.next()? {
+        "L" => Side::Left,
+        "R" => Side::Right,
+        _ => return None,
+    };
+    let k = words.next()?;
+    if words.next().is_some() || k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((side, k.parse().ok()))
+}
+/// Plays every game; the first failure ends the run.
+fn play_all(
+    session: &mut Session<'_>,
+    rows: &[ValidRow<'static>],
+    variant: Variant,
+    bot: &dyn Fn(usize) -> Bot,
+) -> Outcome {
+    session.send(&rows.len().to_string());
+    let (mut plies, mut seats) = (0u64, [0usize; 2]);
+    for (g, piles) in rows.iter().enumerate() {
+        let number = g + 1;
+        let Ok(row) = GameRow::new(piles, variant, &Never);
+        let mut game = Game::new(Arc::new(row));
+        let bot = bot(g);
+        let first_wins = game.mover_wins();
+        session.transcript.note(&format!(
+            "game {number}: n = {}, the first player {}",
+            piles.len(),
+            if first_wins { "wins" } else { "loses" }
+        ));
+        session.send(&piles.len().to_string());
+        let line: Vec<String> = piles.iter().map(u64::to_string).collect();
+        session.send(&line.join(" "));
+        let wa = |msg: String| Outcome::new(Verdict::WrongAnswer, msg);
+        let pe = |msg: String| Outcome::new(Verdict::PresentationError, msg);
+        let no_line = |why: NoLine, what: &str, timeout: Duration| match why {
+            NoLine::Timeout => wa(format!(
+                "game {number}: no line from the program within {} ms when it was to {what}",
+                timeout.as_millis()
+            )),
+            NoLine::Ended(note) => wa(format!(
+                "game {number}: the program's output ended{note} when it was to {what}"
+            )),
+            NoLine::Garbage(shown) => pe(format!("game {number}: {shown} when it was to {what}")),
+        };
+        let seat_line = match session.recv() {
+            Ok(l) => l,
+            Err(why) => return no_line(why, "choose a seat", session.timeout),
+        };
+        let seat = match seat_line.trim() {
+            "FIRST" => 0,
+            "SECOND" => 1,
+            _ => {
+                return pe(format!(
+                    "game {number}: expected `FIRST` or `SECOND`, got {}",
+                    shown_line(&seat_line)
+                ));
+            }
+        };
+        let names = ["FIRST", "SECOND"];
+        let winning_seat = if first_wins { 0 } else { 1 };
+        if seat != winning_seat {
+            return wa(format!(
+                "game {number}: the program took the seat {} in {}, which loses against perfect \
+                 play; the winning seat was {}",
+                names[seat],
+                describe(&game),
+                names[winning_seat]
+            ));
+        }
+        seats[seat] += 1;
+        // The program's last move that threw a win away: (ply, line,
+        // position, winning moves there).
+        let mut blunder: Option<(u64, String, String, Vec<Move>)> = None;
+        while !game.is_over() {
+            let ply = game.ply();
+            if ply % 2 == seat as u64 {
+                let what = format!("move at ply {ply}");
+                let line = match session.recv() {
+                    Ok(l) => l,
+                    Err(why) => return no_line(why, &what, session.timeout),
+                };
+                let Some((side, take)) = parse_move(&line) else {
+                    return pe(format!(
+                        "game {number}, ply {ply}: expected a move `L k` or `R k`, got {}",
+                        shown_line(&line)
+                    ));
+                };
+                let winning = game.winning_moves();
+                let position = describe(&game);
+                let result = match take {
+                    Some(take) => game.play(side, take).map_err(|e| e.to_string()),
+                    None => Err("more stones than the pile holds".to_string()),
+                };
+                match result {
+                    Ok(p) => {
+                        if p.blunder {
+                            blunder = Some((ply, protocol_move(&p.mv), position, winning));
+                        }
+                    }
+                    Err(why) => {
+                        return wa(format!(
+                            "game {number}, ply {ply}: illegal move `{}` in {position}: {why}; \
+                             the winning moves there were {}",
+                            line.split_ascii_whitespace().collect::<Vec<_>>().join(" "),
+                            winning_list(&winning)
+                        ));
+                    }
+                }
+            } else {
+                let m = game.bot_move(&bot).expect("the game is not over");
+                game.play_move(m).expect("the bot's moves are legal");
+                session.send(&protocol_move(&m));
+            }
+        }
+        plies += game.ply();
+        let winner = (game.ply() - 1) % 2;
+        if winner != seat as u64 {
+            let why = match blunder {
+                Some((ply, line, position, winning)) => format!(
+                    "its move `{line}` at ply {ply} in {position} threw the win away; the \
+                     winning moves there were {}",
+                    winning_list(&winning)
+                ),
+                None => "it never had a winning move".into(),
+            };
+            return wa(format!(
+                "game {number}: lost: the judge took the last pile at ply {}; {why}",
+                game.ply() - 1
+            ));
+        }
+        session.transcript.note(&format!(
+            "game {number}: won by the program in {} plies",
+            game.ply()
+        ));
+    }
+    Outcome::new(
+        Verdict::Accepted,
+        format!(
+            "{} games won ({} as FIRST, {} as SECOND), {plies} plies",
+            rows.len(),
+            seats[0],
+            seats[1]
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::thread;
+
+    use super::*;
+
+    #[test]
+    fn move_lines_parse_strictly() {
+        assert_eq!(parse_move("L 3"), Some((Side::Left, Some(3))));
+        assert_eq!(parse_move("  R\t12 "), Some((Side::Right, Some(12))));
+        assert_eq!(
+            parse_move("L 99999999999999999999999"),
+            Some((Side::Left, None))
+        );
+        for bad in [
+            "", "L", "L 3 4", "X 3", "l 3", "L -1", "L +1", "L 1.0", "3 L",
+        ] {
+            assert_eq!(parse_move(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn long_lines_are_cut_in_messages() {
+        assert_eq!(shown_line("FIRST"), "\"FIRST\"");
+        let long = "x".repeat(61);
+        assert_eq!(shown_line(&long), format!("{:?}…", "x".repeat(60)));
+        assert_eq!(
+            protocol_move(&Move {
+                side: Side::Right,
+                take: 7,
+                remaining: 0
+            }),
+            "R 7"
+        );
+    }
+
+    #[test]
+    fn bad_input_is_a_judge_failure() {
+        let e = read_games(&b"2\n1\n5\n"[..]).unwrap_err();
+        assert!(matches!(e, InteractError::BadInput(_)), "{e:?}");
+        assert!(e.to_string().starts_with("bad input: "), "{e}");
+        let games = read_games(&b"2\n1\n5\n3\n1 2 3\n"[..]).unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1][..], [1, 2, 3]);
+    }
+
+    #[test]
+    fn an_unwritable_transcript_is_a_judge_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing").join("t.log");
+        let e = Transcript::create(Some(&path)).err().unwrap();
+        assert!(
+            e.to_string().starts_with(&format!(
+                "cannot create the transcript {}: ",
+                path.display()
+            )),
+            "{e}"
+        );
+    }
+
+    /// How the test player plays.
+    #[derive(Clone, Copy)]
+    enum Player {
+        Perfect,
+        WrongSeat,
+        Garbage,
+    }
+
+    /// Plays `input` with `player` on the other end of two pipes; the
+    /// outcome, the transcript and every line the player received.
+    fn play(input: &str, player: Player) -> (Outcome, String, Vec<String>) {
+        let games = read_games(input.as_bytes()).unwrap();
+        let (from_judge, to_player) = std::io::pipe().unwrap();
+        let (from_player, to_judge) = std::io::pipe().unwrap();
+        let variant = Variant::TwoEnds;
+        let player = thread::spawn(move || {
+            let mut lines = BufReader::new(from_judge).lines().map(Result::unwrap);
+            let mut out = to_judge;
+            let mut seen = Vec::new();
+            let mut next = |seen: &mut Vec<String>| {
+                let l = lines.next();
+                seen.extend(l.clone());
+                l
+            };
+            let t: usize = next(&mut seen).unwrap().parse().unwrap();
+            for _ in 0..t {
+                let Some(_n) = next(&mut seen) else { break };
+                let piles: Vec<u64> = next(&mut seen)
+                    .unwrap()
+                    .split(' ')
+                    .map(|w| w.parse().unwrap())
+                    .collect();
+                let row = ValidRow::try_from(piles).unwrap();
+                let Ok(row) = GameRow::new(&row, variant, &Never);
+                let mut game = Game::new(Arc::new(row));
+                let first = game.mover_wins();
+                let seat = match player {
+                    Player::Perfect => first,
+                    Player::WrongSeat => !first,
+                    Player::Garbage => {
+                        writeln!(out, "THIRD").unwrap();
+                        break;
+                    }
+                };
+                writeln!(out, "{}", if seat { "FIRST" } else { "SECOND" }).unwrap();
+                if !matches!(player, Player::Perfect) {
+                    break;
+                }
+                let mut mine = !seat;
+                while !game.is_over() {
+                    mine = !mine;
+                    if mine {
+                        let m = game.winning_moves()[0];
+                        game.play_move(m).unwrap();
+                        writeln!(out, "{}", protocol_move(&m)).unwrap();
+                    } else {
+                        let line = next(&mut seen).unwrap();
+                        let Some((side, Some(take))) = parse_move(&line) else {
+                            panic!("{line:?}")
+                        };
+                        game.play(side, take).unwrap();
+                    }
+                }
+            }
+            // Until the judge closes the pipe.
+            while next(&mut seen).is_some() {}
+            seen
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.log");
+        let transcript = Transcript::create(Some(&path)).unwrap();
+        let settings = Settings {
+            variant,
+            strength: 1.0,
+            seed: 7,
+            move_timeout: Duration::from_secs(10),
+        };
+        let program = Program {
+            input: Box::new(to_player),
+            output: Box::new(from_player),
+            child: None,
+        };
+        let outcome = interact(&games, &settings, program, transcript).unwrap();
+        let seen = player.join().unwrap();
+        (outcome, std::fs::read_to_string(&path).unwrap(), seen)
+    }
+
+    const INPUT: &str = "3\n4\n3 1 9 4\n1\n5\n6\n2 7 1 8 2 8\n";
+
+    #[test]
+    fn a_perfect_player_is_accepted() {
+        let (outcome, transcript, seen) = play(INPUT, Player::Perfect);
+        assert_eq!(outcome.verdict, Verdict::Accepted, "{outcome:?}");
+        assert_eq!(
+            outcome.message,
+            "3 games won (2 as FIRST, 1 as SECOND), 18 plies"
+        );
+        assert_eq!(&seen[..3], ["3", "4", "3 1 9 4"]);
+        assert!(!seen.contains(&"-1".to_string()), "{seen:?}");
+        let lines: Vec<&str> = transcript.lines().collect();
+        assert_eq!(
+            lines[0],
+            "# stonegame interact: 3 games, two-ends variant, strength 1, seed 7"
+        );
+        assert_eq!(
+            &lines[1..5],
+            [
+                "> 3",
+                "# game 1: n = 4, the first player loses",
+                "> 4",
+                "> 3 1 9 4"
+            ]
+        );
+        assert!(lines.contains(&"< SECOND"), "{transcript}");
+        assert_eq!(
+            *lines.last().unwrap(),
+            format!("# verdict: ok {}", outcome.message)
+        );
+    }
+
+    #[test]
+    fn a_losing_seat_is_a_wrong_answer() {
+        let (outcome, transcript, seen) = play(INPUT, Player::WrongSeat);
+        assert_eq!(outcome.verdict, Verdict::WrongAnswer, "{outcome:?}");
+        assert_eq!(
+            outcome.message,
+            "game 1: the program took the seat FIRST in (3 1 9 4), which loses against perfect \
+             play; the winning seat was SECOND"
+        );
+        assert_eq!(seen, ["3", "4", "3 1 9 4", "-1"]);
+        assert!(transcript.ends_with("> -1\n"), "{transcript}");
+    }
+
+    #[test]
+    fn a_garbage_seat_is_a_presentation_error() {
+        let (outcome, _, seen) = play(INPUT, Player::Garbage);
+        assert_eq!(outcome.verdict, Verdict::PresentationError, "{outcome:?}");
+        assert_eq!(
+            outcome.message,
+            "game 1: expected `FIRST` or `SECOND`, got \"THIRD\""
+        );
+        assert_eq!(seen.last().map(String::as_str), Some("-1"));
+    }
+}
