@@ -24,9 +24,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, mpsc};
 
-use super::loadspec::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, row};
-use super::web::{WebClient, WebProtocol};
-use super::{Client, ClientError};
+use super::builder::ClientBuilder;
+use super::calls::Client;
+use super::error::ClientError;
+use super::loadspec::{LoadReport, LoadRpc, LoadSpec, LoadSpecError, WebProtocol, row};
+use super::web::WebClient;
 use crate::core::Variant;
 use crate::wire::pb;
 
@@ -90,7 +92,7 @@ pub async fn loadtest(url: &str, spec: &LoadSpec) -> Result<LoadReport, ClientEr
 /// Runs the load test `spec` with clients of `builder` (its server, TLS
 /// and token).
 pub async fn loadtest_with(
-    builder: &super::ClientBuilder,
+    builder: &ClientBuilder,
     spec: &LoadSpec,
 ) -> Result<LoadReport, ClientError> {
     spec.validate()?;

@@ -1,13 +1,35 @@
 //! What a load test sends and what it measured ([`LoadSpec`],
-//! [`LoadReport`]), and the rows it sends: shared by the request-by-request
-//! tests ([`super::load`]) and the Play tests ([`super::playload`]).
+//! [`LoadReport`]), the protocol it speaks ([`WebProtocol`]), and the rows
+//! it sends: shared by the request-by-request tests ([`super::load`]) and
+//! the Play tests ([`super::playload`]).
 
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::web::WebProtocol;
+/// Which protocol a load test speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WebProtocol {
+    /// gRPC over HTTP/2 (the [`super::calls::Client`]).
+    #[default]
+    Grpc,
+    /// gRPC-Web over HTTP/1.1.
+    GrpcWeb,
+    /// Connect's unary JSON over HTTP/1.1.
+    Json,
+}
+
+impl WebProtocol {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            WebProtocol::Grpc => "grpc",
+            WebProtocol::GrpcWeb => "grpc-web",
+            WebProtocol::Json => "json",
+        }
+    }
+}
 
 /// Which RPC a load test sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,9 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Streaming;
 
-use super::{Client, ClientError, packed};
+use super::calls::Client;
+use super::error::ClientError;
+use super::request::packed;
 use crate::core::{Move, Side, Variant};
 use crate::wire::pb;
 

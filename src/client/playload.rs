@@ -1,4 +1,4 @@
-//! Load tests of the Play RPC ([`LoadRpc::Play`](super::LoadRpc::Play) and
+//! Load tests of the Play RPC ([`LoadRpc::Play`] and
 //! [`selfplay`]).
 //!
 //! * **Bot replies** (`LoadRpc::Play`, closed loop): `concurrency` games at
@@ -18,9 +18,11 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::loadspec::{LoadReport, LoadSpec, row};
+use super::builder::ClientBuilder;
+use super::calls::Client;
+use super::error::ClientError;
+use super::loadspec::{LoadReport, LoadRpc, LoadSpec, row};
 use super::play::{GameSpec, PlayEvent, PlaySession, Seat};
-use super::{Client, ClientError};
 use crate::core::{Side, Variant};
 use crate::wire::pb;
 
@@ -192,12 +194,12 @@ pub async fn selfplay(url: &str, spec: &LoadSpec) -> Result<SelfPlayReport, Clie
 
 /// [`selfplay`] with a client of `builder` (its server, TLS and token).
 pub async fn selfplay_with(
-    builder: &super::ClientBuilder,
+    builder: &ClientBuilder,
     spec: &LoadSpec,
 ) -> Result<SelfPlayReport, ClientError> {
     // Rows of one pile are fine here (no reply is waited for).
     LoadSpec {
-        rpc: super::LoadRpc::Health,
+        rpc: LoadRpc::Health,
         ..spec.clone()
     }
     .validate()?;

@@ -27,9 +27,10 @@ use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
+use super::connect::{AddToken, EndpointSettings, stonegame_client};
+use super::error::ClientError;
 use super::resolve::{ReplicaSet, Replicas};
 use super::schedule::{Ended, ReplicaStats, RetryPolicy, Scheduler};
-use super::{AddToken, ClientError, EndpointSettings, stonegame_client};
 use crate::wire::pb;
 
 /// The service whose health tells a replica is draining.
@@ -98,7 +99,7 @@ impl fmt::Display for Notice {
 /// A receiver of [`Notice`]s.
 pub type NoticeFn = Arc<dyn Fn(&Notice) + Send + Sync>;
 
-/// How [`super::Client::solve_batches`] runs.
+/// How [`super::calls::Client::solve_batches`] runs.
 #[derive(Clone)]
 pub struct SolveOptions {
     /// Batches sent ahead of the answers on each replica's stream.
@@ -129,8 +130,8 @@ impl fmt::Debug for SolveOptions {
     }
 }
 
-/// A running [`super::Client::solve_batches`]: its answers in input order,
-/// and what each replica did. Dropping it stops the run.
+/// A running [`super::calls::Client::solve_batches`]: its answers in input
+/// order, and what each replica did. Dropping it stops the run.
 #[derive(Debug)]
 pub struct SolveRun {
     answers: mpsc::Receiver<Result<pb::SolveResponse, ClientError>>,

@@ -2,13 +2,14 @@
 //! balancing channel up to date, and publishing the current set for the
 //! Solve dispatcher ([`super::replicated`]).
 //!
-//! One resolver task per connected [`super::Client`] (its clones share it):
-//! it resolves every `dns:///` entry with `tokio::net::lookup_host` every
-//! `resolve_every` and soon after a failure is reported
-//! ([`Replicas::report_failure`], at most once a second), and turns the
-//! differences into `Change::Insert` / `Change::Remove` for the channel. A
-//! resolution that fails keeps the previous addresses. The task ends when
-//! the last client (and the last Solve run) holding the set is dropped.
+//! One resolver task per connected [`super::calls::Client`] (its clones
+//! share it): it resolves every `dns:///` entry with
+//! `tokio::net::lookup_host` every `resolve_every` and soon after a failure
+//! is reported ([`Replicas::report_failure`], at most once a second), and
+//! turns the differences into `Change::Insert` / `Change::Remove` for the
+//! channel. A resolution that fails keeps the previous addresses. The task
+//! ends when the last client (and the last Solve run) holding the set is
+//! dropped.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -19,8 +20,9 @@ use tokio::sync::{Notify, mpsc, watch};
 use tonic::transport::channel::Change;
 use tonic::transport::{Channel, Endpoint};
 
+use super::connect::EndpointSettings;
+use super::error::ClientError;
 use super::target::{Source, Target};
-use super::{ClientError, EndpointSettings};
 
 /// The least time between two resolutions triggered by failures.
 const MIN_REFRESH: Duration = Duration::from_secs(1);

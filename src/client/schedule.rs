@@ -56,7 +56,8 @@ impl RetryPolicy {
     }
 }
 
-/// What is known of one replica, as [`super::SolveRun::stats`] reports it.
+/// What is known of one replica, as
+/// [`super::replicated::SolveRun::stats`] reports it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReplicaStats {
     /// The replica's URL.

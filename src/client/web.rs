@@ -2,7 +2,9 @@
 //! gRPC-Web (tonic's generated client under tonic-web's client layer, on
 //! hyper's HTTP/1.1 client) and as Connect JSON (the proto3 JSON mapping of
 //! the generated types, POSTed as `application/json`). docs/web.md has
-//! the protocols; docs/benchmarks.md what they cost beside gRPC.
+//! the protocols; docs/benchmarks.md what they cost beside gRPC. Which
+//! protocol a load test speaks ([`WebProtocol`]) is one of its parameters
+//! ([`super::loadspec`]).
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -12,32 +14,13 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use tonic_web::{GrpcWebCall, GrpcWebClientService};
 
-use super::ClientError;
+use super::error::ClientError;
 use crate::wire::pb;
 use crate::wire::pb::stone_game_client::StoneGameClient;
 
-/// Which protocol a load test speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum WebProtocol {
-    /// gRPC over HTTP/2 (the [`super::Client`]).
-    #[default]
-    Grpc,
-    /// gRPC-Web over HTTP/1.1.
-    GrpcWeb,
-    /// Connect's unary JSON over HTTP/1.1.
-    Json,
-}
-
-impl WebProtocol {
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            WebProtocol::Grpc => "grpc",
-            WebProtocol::GrpcWeb => "grpc-web",
-            WebProtocol::Json => "json",
-        }
-    }
-}
+// Defined beside the rest of a load test's parameters (loadspec imports
+// nothing from here); its path here is kept.
+pub use super::loadspec::WebProtocol;
 
 type WebTransport = GrpcWebClientService<HttpClient<HttpConnector, GrpcWebCall<tonic::body::Body>>>;
 
