@@ -13,6 +13,7 @@
 //! work in flight are read from the state when a scrape comes
 //! ([`Metrics::encode`] takes them as an [`InFlight`]).
 
+use std::hash::Hash;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -539,6 +540,17 @@ pub struct InFlight {
     pub play_row_cache_entries: u64,
 }
 
+/// The sum of a counter family's series for `labels`.
+fn total<L: Clone + Hash + Eq>(
+    family: &Family<L, Counter>,
+    labels: impl IntoIterator<Item = L>,
+) -> u64 {
+    labels
+        .into_iter()
+        .map(|l| family.get_or_create(&l).get())
+        .sum()
+}
+
 fn gauge(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
@@ -552,15 +564,10 @@ impl Metrics {
 
     /// Cases solved to the end, both variants.
     pub fn cases_completed(&self) -> u64 {
-        [Variant::TwoEnds, Variant::Leftmost]
-            .into_iter()
-            .map(|variant| {
-                self.exported
-                    .cases
-                    .get_or_create(&VariantLabels { variant })
-                    .get()
-            })
-            .sum()
+        total(
+            &self.exported.cases,
+            [Variant::TwoEnds, Variant::Leftmost].map(|variant| VariantLabels { variant }),
+        )
     }
 
     /// Cases whose solving stopped because they were cancelled.
@@ -568,34 +575,26 @@ impl Metrics {
         self.exported.cases_cancelled.get()
     }
 
-    /// Requests refused for one of `reasons`.
-    fn refusals(&self, reasons: &[Refusal]) -> u64 {
-        reasons
-            .iter()
-            .map(|r| {
-                self.exported
-                    .admission_rejected
-                    .get_or_create(&AdmissionLabels { reason: *r })
-                    .get()
-            })
-            .sum()
-    }
-
     /// Requests refused by admission control (the budgets and the Play
-    /// session limit).
+    /// session limit): every reason but the concurrency limit and draining.
     pub fn admissions_refused(&self) -> u64 {
-        self.refusals(&[
-            Refusal::BusyCells,
-            Refusal::BusyPiles,
-            Refusal::TooLargeCells,
-            Refusal::TooLargePiles,
-            Refusal::TooManyPlaySessions,
-        ])
+        let budgets = Refusal::ALL
+            .into_iter()
+            .filter(|r| !matches!(r, Refusal::TooManyRpcs | Refusal::ShuttingDown));
+        total(
+            &self.exported.admission_rejected,
+            budgets.map(|reason| AdmissionLabels { reason }),
+        )
     }
 
     /// RPCs refused by the concurrency limit.
     pub fn rpcs_refused(&self) -> u64 {
-        self.refusals(&[Refusal::TooManyRpcs])
+        total(
+            &self.exported.admission_rejected,
+            [AdmissionLabels {
+                reason: Refusal::TooManyRpcs,
+            }],
+        )
     }
 
     /// The largest number of Solve batches in flight at once so far.
@@ -615,28 +614,18 @@ impl Metrics {
 
     /// Play games begun (started or resumed).
     pub fn play_games(&self) -> u64 {
-        GameStart::ALL
-            .iter()
-            .map(|&how| {
-                self.exported
-                    .play_games_started
-                    .get_or_create(&HowLabels { how })
-                    .get()
-            })
-            .sum()
+        total(
+            &self.exported.play_games_started,
+            GameStart::ALL.iter().map(|&how| HowLabels { how }),
+        )
     }
 
     /// Play games ended, whatever the reason.
     pub fn play_games_ended(&self) -> u64 {
-        PlayEnd::ALL
-            .iter()
-            .map(|&reason| {
-                self.exported
-                    .play_games_ended
-                    .get_or_create(&PlayEndLabels { reason })
-                    .get()
-            })
-            .sum()
+        total(
+            &self.exported.play_games_ended,
+            PlayEnd::ALL.iter().map(|&reason| PlayEndLabels { reason }),
+        )
     }
 
     /// Play games whose row came from the row cache.
