@@ -86,7 +86,7 @@ fn tune_allocator() {
 fn server(rt: &tokio::runtime::Runtime) -> RunningServer {
     let mut config = Config::defaults().expect("defaults");
     config.listen = "127.0.0.1:0".into();
-    config.metrics.listen = "127.0.0.1:0".into();
+    config.metrics.listen = Some("127.0.0.1:0".into());
     config.log.filter = "warn".into();
     rt.block_on(start(&config)).expect("server starts")
 }

@@ -45,7 +45,9 @@ fn limits(max_piles: usize) -> Limits {
 
 fn key() -> &'static TokenKey {
     static KEY: OnceLock<TokenKey> = OnceLock::new();
-    KEY.get_or_init(|| TokenKey::from_config("a fuzzing key of at least thirty-two bytes").unwrap())
+    KEY.get_or_init(|| {
+        TokenKey::from_config(Some("a fuzzing key of at least thirty-two bytes")).unwrap()
+    })
 }
 
 /// A game built from the request's fields (whatever it holds), for the
@@ -155,7 +157,7 @@ fuzz_target!(|data: &[u8]| {
                 Ok(ok) => {
                     assert_eq!(want_field, None, "accepted a bad {want_field:?}");
                     assert_eq!((ok.seed, ok.analysis), (seed, analysis));
-                    let max = limits.play_move_timeout_ms.get();
+                    let max = limits.play_move_timeout_ms();
                     assert!(ok.move_timeout_ms >= 1 && ok.move_timeout_ms <= max);
                     assert!(asked == 0 || ok.move_timeout_ms == asked.min(max));
                     assert!(ok.row.len() <= max_piles);

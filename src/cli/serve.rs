@@ -45,11 +45,17 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     if args.print_config {
+        for warning in &config.warnings {
+            eprintln!("warning: {warning}");
+        }
         println!("{config:#?}");
         return ExitCode::SUCCESS;
     }
     if let Err(e) = telemetry::init(&config.log) {
         return fail(format!("invalid configuration: {e}"));
+    }
+    for warning in &config.warnings {
+        tracing::warn!("{warning}");
     }
     alloc::keep_freed_memory();
     let mut builder = tokio::runtime::Builder::new_multi_thread();

@@ -27,7 +27,6 @@ use tonic::Status;
 use tonic::service::Interceptor;
 
 use super::clients::TokenDigest;
-use super::config::AuthConfig;
 use super::limits::CallInfo;
 use super::metrics::{AuthReason, Metrics, Reloaded};
 use super::reload;
@@ -186,10 +185,14 @@ pub struct Auth {
     _watcher: AbortOnDropHandle<()>,
 }
 
-/// Loads `config.tokens_file` (an error names it) and starts re-reading it.
-/// Must run on a tokio runtime.
-pub fn load(config: &AuthConfig, metrics: &Arc<Metrics>) -> Result<Auth, AuthError> {
-    let path = PathBuf::from(&config.tokens_file);
+/// Loads `auth.tokens_file` (an error names it) and starts re-reading it
+/// every `reload_interval`. Must run on a tokio runtime.
+pub fn load(
+    tokens_file: &Path,
+    reload_interval: Duration,
+    metrics: &Arc<Metrics>,
+) -> Result<Auth, AuthError> {
+    let path = tokens_file.to_path_buf();
     let bytes = std::fs::read(&path).map_err(|source| AuthError::Read {
         path: path.clone(),
         source,
@@ -202,7 +205,7 @@ pub fn load(config: &AuthConfig, metrics: &Arc<Metrics>) -> Result<Auth, AuthErr
     let watcher = reload::watch(
         Reloaded::Auth,
         vec![path],
-        Duration::from_millis(config.reload_interval_ms),
+        reload_interval,
         vec![bytes],
         Arc::clone(metrics),
         move |contents| {

@@ -11,16 +11,27 @@
 //! Unknown keys are errors in every layer, so a typo never goes unnoticed;
 //! the error names the section and the source (the file's path, or the
 //! environment variable). Environment values are strings: each is read as
-//! the type its key has (a number, a boolean, …), and `play.token_key`
-//! stays the exact text given, digits and all.
+//! the type its key has (a number, a boolean, a duration such as `"10s"`),
+//! and `play.token_key` stays the exact text given, digits and all.
+//! Optional settings (`tls.cert_file`, `auth.tokens_file`, `metrics.listen`,
+//! `play.token_key`, …) are `Option`s: absent, or `""`, leaves them unset.
+//! The keys that were milliseconds before durations were durations
+//! (`shutdown_grace_ms`, …) still work, with a warning ([`deprecated`]).
 
 use std::collections::HashMap;
 use std::num::{NonZeroU32, NonZeroU64, NonZeroUsize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 pub use super::transport::TransportConfig;
+
+pub mod deprecated;
+mod fields;
+mod keys;
+
+pub(super) use fields::positive as positive_duration;
 
 /// The embedded default configuration (TOML).
 pub const DEFAULT_CONFIG: &str = include_str!("default_config.toml");
@@ -45,14 +56,17 @@ pub struct Config {
     /// cell updates are solved on the async thread that
     /// received them instead of on the worker pool; 0 = always the pool.
     pub inline_max_cells: u64,
-    /// Grace period for in-flight RPCs after a shutdown signal, in ms.
-    pub shutdown_grace_ms: u64,
-    /// A connection older than this (ms) is closed gracefully (HTTP/2
-    /// GOAWAY: its RPCs finish, the client reconnects); 0 = never.
-    pub max_connection_age_ms: u64,
-    /// How long the RPCs of a connection closed for its age may still run
-    /// (ms); after that the connection is cut. 0 = as long as they take.
-    pub max_connection_age_grace_ms: u64,
+    /// Grace period for in-flight RPCs after a shutdown signal.
+    #[serde(with = "humantime_serde")]
+    pub shutdown_grace: Duration,
+    /// A connection older than this is closed gracefully (HTTP/2 GOAWAY:
+    /// its RPCs finish, the client reconnects); 0 = never.
+    #[serde(with = "humantime_serde")]
+    pub max_connection_age: Duration,
+    /// How long the RPCs of a connection closed for its age may still run;
+    /// after that the connection is cut. 0 = as long as they take.
+    #[serde(with = "humantime_serde")]
+    pub max_connection_age_grace: Duration,
     /// Logging.
     pub log: LogConfig,
     /// The Prometheus endpoint.
@@ -69,40 +83,56 @@ pub struct Config {
     pub auth: AuthConfig,
     /// The page and browsers' access (docs/web.md).
     pub web: super::web::WebConfig,
+    /// What the sources said that still works but should change (a
+    /// deprecated key), for the server to log once logging is set up.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 /// TLS of the gRPC listener: off while `cert_file` and `key_file` are
-/// empty.
+/// unset.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TlsConfig {
     /// PEM certificate chain (the server's certificate first).
-    pub cert_file: String,
+    #[serde(default, deserialize_with = "fields::optional_path")]
+    pub cert_file: Option<PathBuf>,
     /// PEM private key of the certificate (PKCS#8, PKCS#1 or SEC1).
-    pub key_file: String,
+    #[serde(default, deserialize_with = "fields::optional_path")]
+    pub key_file: Option<PathBuf>,
     /// PEM CA certificates; when set, clients must present a certificate
     /// signed by one of them (mTLS).
-    pub client_ca_file: String,
-    /// How often the files are checked for changes, in ms.
-    pub reload_interval_ms: u64,
+    #[serde(default, deserialize_with = "fields::optional_path")]
+    pub client_ca_file: Option<PathBuf>,
+    /// How often the files are checked for changes (at least 100 ms).
+    #[serde(
+        serialize_with = "humantime_serde::serialize",
+        deserialize_with = "fields::reload_interval"
+    )]
+    pub reload_interval: Duration,
 }
 
 impl TlsConfig {
     /// Whether the gRPC port speaks TLS.
     pub fn enabled(&self) -> bool {
-        !self.cert_file.is_empty()
+        self.cert_file.is_some()
     }
 }
 
 /// Bearer-token authentication of the StoneGame RPCs: off while
-/// `tokens_file` is empty.
+/// `tokens_file` is unset.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthConfig {
     /// The accepted tokens, one a line (`#` comments, blank lines ignored).
-    pub tokens_file: String,
-    /// How often the file is checked for changes, in ms.
-    pub reload_interval_ms: u64,
+    #[serde(default, deserialize_with = "fields::optional_path")]
+    pub tokens_file: Option<PathBuf>,
+    /// How often the file is checked for changes (at least 100 ms).
+    #[serde(
+        serialize_with = "humantime_serde::serialize",
+        deserialize_with = "fields::reload_interval"
+    )]
+    pub reload_interval: Duration,
 }
 
 /// The Play RPC's settings (its limits are in [`Limits`]).
@@ -111,11 +141,11 @@ pub struct AuthConfig {
 pub struct PlayConfig {
     /// The key of the state tokens' HMAC-SHA256: its UTF-8 bytes, at least
     /// 32 (e.g. the 64 characters of `openssl rand -hex 32`). Replicas with
-    /// the same key resume each other's games. Empty: a random key per
-    /// process. Always text: a TOML number here is refused
-    /// ([`string_only`]), and the environment's value is taken as written.
-    #[serde(deserialize_with = "string_only")]
-    pub token_key: String,
+    /// the same key resume each other's games. Unset: a random key per
+    /// process. Always text: a TOML number here is refused, and the
+    /// environment's value is taken as written.
+    #[serde(default, deserialize_with = "fields::secret_text")]
+    pub token_key: Option<String>,
     /// Bytes of prepared rows (their kept layers) the row cache keeps for
     /// later games on the same row; 0 = no cache (rows still shared by the
     /// games running on them).
@@ -128,60 +158,15 @@ impl std::fmt::Debug for PlayConfig {
         f.debug_struct("PlayConfig")
             .field(
                 "token_key",
-                &if self.token_key.is_empty() {
-                    "(unset: random per process)"
-                } else {
+                &if self.token_key.is_some() {
                     "(set)"
+                } else {
+                    "(unset: random per process)"
                 },
             )
             .field("row_cache_bytes", &self.row_cache_bytes)
             .finish()
     }
-}
-
-/// What [`string_only`] says of a value that is not a string (never the
-/// value itself: it may be a secret).
-const NOT_A_STRING: &str = "must be a string: quote it (token_key = \"…\" in TOML), so that \
-                            every source reads the same text (a number would lose its leading \
-                            zeros or its digits past 2^63)";
-
-/// Deserializes a string and refuses every other type, without echoing
-/// the value: the key of the Play tokens must be the same text from a TOML
-/// file as from the environment.
-fn string_only<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    use serde::de::{Error, Visitor};
-    struct Text;
-    impl Visitor<'_> for Text {
-        type Value = String;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a string")
-        }
-        fn visit_str<E: Error>(self, v: &str) -> Result<String, E> {
-            Ok(v.to_owned())
-        }
-        fn visit_string<E: Error>(self, v: String) -> Result<String, E> {
-            Ok(v)
-        }
-        fn visit_bool<E: Error>(self, _: bool) -> Result<String, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_i64<E: Error>(self, _: i64) -> Result<String, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_u64<E: Error>(self, _: u64) -> Result<String, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_i128<E: Error>(self, _: i128) -> Result<String, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_u128<E: Error>(self, _: u128) -> Result<String, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_f64<E: Error>(self, _: f64) -> Result<String, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-    }
-    deserializer.deserialize_any(Text)
 }
 
 /// Logging configuration.
@@ -201,8 +186,9 @@ pub struct LogConfig {
 #[serde(deny_unknown_fields)]
 pub struct MetricsConfig {
     /// Address of the HTTP listener serving `/metrics` (port 0: any free
-    /// port); empty: no listener.
-    pub listen: String,
+    /// port); unset (`""`): no listener.
+    #[serde(default, deserialize_with = "fields::optional_text")]
+    pub listen: Option<String>,
 }
 
 /// Log output format.
@@ -260,8 +246,21 @@ pub struct Limits {
     /// Illegal moves a seat may make in one game; one more loses it
     /// (END_REASON_TOO_MANY_ILLEGAL_MOVES).
     pub play_max_illegal_moves: NonZeroU32,
-    /// The default and largest move timeout of a Play game, in ms.
-    pub play_move_timeout_ms: NonZeroU32,
+    /// The default and largest move timeout of a Play game (more than 0,
+    /// less than 2^32 ms).
+    #[serde(
+        serialize_with = "humantime_serde::serialize",
+        deserialize_with = "fields::positive_u32_ms"
+    )]
+    pub play_move_timeout: Duration,
+}
+
+impl Limits {
+    /// `play_move_timeout` in the Play protocol's milliseconds (it fits:
+    /// the configuration refuses 2^32 ms and more).
+    pub fn play_move_timeout_ms(&self) -> u32 {
+        u32::try_from(self.play_move_timeout.as_millis()).unwrap_or(u32::MAX)
+    }
 }
 
 /// Why the configuration cannot be used.
@@ -289,87 +288,6 @@ pub enum ConfigError {
         /// The keys the section has, or why it has none.
         hint: String,
     },
-}
-
-/// Where an unknown key is: its section and the keys there (all keys are in
-/// the embedded defaults, whose tables are the schema).
-fn unknown_key(origin: String, path: &[&str], schema: &toml::Table) -> ConfigError {
-    let (key, sections) = path.split_last().expect("a key");
-    let section = if sections.is_empty() {
-        "the top level".to_string()
-    } else {
-        format!("section [{}]", sections.join("."))
-    };
-    let keys: Vec<&str> = schema.keys().map(String::as_str).collect();
-    ConfigError::Unknown {
-        origin,
-        key: key.to_string(),
-        section,
-        hint: format!("its keys are {}", keys.join(", ")),
-    }
-}
-
-/// The first key of `table` (a file's, under the section `path`) that the
-/// schema has not. A value of the wrong type (a table for a number) is left
-/// to serde, whose error names the key.
-fn unknown_in_file(
-    origin: &str,
-    table: &toml::Table,
-    schema: &toml::Table,
-    path: &mut Vec<String>,
-) -> Result<(), ConfigError> {
-    for (key, value) in table {
-        path.push(key.clone());
-        match (schema.get(key), value) {
-            (None, _) => {
-                let path: Vec<&str> = path.iter().map(String::as_str).collect();
-                return Err(unknown_key(origin.to_string(), &path, schema));
-            }
-            (Some(toml::Value::Table(inner)), toml::Value::Table(value)) => {
-                unknown_in_file(origin, value, inner, path)?;
-            }
-            _ => {}
-        }
-        path.pop();
-    }
-    Ok(())
-}
-
-/// The first `STONEGAME_*` variable (of `names`, in order) naming no key,
-/// read as the config crate reads it: lowercased, the prefix `stonegame_`
-/// removed, `__` between a section and its key.
-fn unknown_in_env<'a>(
-    names: impl IntoIterator<Item = &'a str>,
-    schema: &toml::Table,
-) -> Result<(), ConfigError> {
-    let prefix = format!("{}_", ENV_PREFIX.to_lowercase());
-    for name in names {
-        let lower = name.to_lowercase();
-        let Some(dotted) = lower.strip_prefix(&prefix) else {
-            continue;
-        };
-        let dotted = dotted.replace(ENV_SEPARATOR, ".");
-        let path: Vec<&str> = dotted.split('.').collect();
-        let origin = || format!("environment variable {name}");
-        let mut table = schema;
-        for (depth, part) in path.iter().enumerate() {
-            match table.get(*part) {
-                None => return Err(unknown_key(origin(), &path[..=depth], table)),
-                Some(toml::Value::Table(inner)) => table = inner,
-                Some(_) if depth + 1 < path.len() => {
-                    let value = path[..=depth].join(".");
-                    return Err(ConfigError::Unknown {
-                        origin: origin(),
-                        key: path[depth + 1].to_string(),
-                        section: format!("`{value}`"),
-                        hint: format!("`{value}` is a value, not a section"),
-                    });
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Overrides given on the command line.
@@ -426,20 +344,17 @@ impl Config {
         overrides: &Overrides,
     ) -> Result<Config, ConfigError> {
         use config::{Environment, File, FileFormat};
-        let schema: toml::Table =
-            toml::from_str(DEFAULT_CONFIG).expect("the embedded defaults are TOML");
+        use deprecated::Renamed;
+        let schema = keys::schema();
+        let mut warnings = Vec::new();
         let mut builder =
             config::Config::builder().add_source(File::from_str(DEFAULT_CONFIG, FileFormat::Toml));
         if let Some(path) = file {
             if let Some(table) = check_toml_syntax(path)? {
-                unknown_in_file(
-                    &path.display().to_string(),
-                    &table,
-                    &schema,
-                    &mut Vec::new(),
-                )?;
+                let origin = path.display().to_string();
+                keys::check_file(&origin, &table, &schema, &mut Vec::new(), &mut warnings)?;
             }
-            builder = builder.add_source(File::from(path).format(FileFormat::Toml));
+            builder = builder.add_source(Renamed(File::from(path).format(FileFormat::Toml)));
         }
         // Unknown variables first, each named (serde would only name the
         // key, not the variable); in a fixed order.
@@ -450,24 +365,25 @@ impl Config {
                 .collect(),
         };
         names.sort();
-        unknown_in_env(names.iter().map(String::as_str), &schema)?;
+        keys::check_env(names.iter().map(String::as_str), &schema, &mut warnings)?;
         // No `try_parsing`: it would turn a value of digits into a number
         // (`play.token_key` = 000123… into 123…, or into a float past
         // 2^63) and a `true` into a boolean before the schema is known.
         // Strings are read as each key's type by the config crate instead
         // (`"4"` as 4 for `workers`, `"false"` for `tcp_nodelay`).
-        builder = builder.add_source(
+        builder = builder.add_source(Renamed(
             Environment::with_prefix(ENV_PREFIX)
                 .prefix_separator("_")
                 .separator(ENV_SEPARATOR)
                 .try_parsing(false)
                 .source(env),
-        );
+        ));
         builder = builder.set_override_option("listen", overrides.listen.clone())?;
         builder =
             builder.set_override_option("metrics.listen", overrides.metrics_listen.clone())?;
-        let cfg: Config = builder.build()?.try_deserialize()?;
+        let mut cfg: Config = builder.build()?.try_deserialize()?;
         cfg.check()?;
+        cfg.warnings = warnings;
         Ok(cfg)
     }
 
@@ -499,13 +415,14 @@ impl Config {
                 ),
             });
         }
-        let key = &self.play.token_key;
-        if !key.is_empty() && key.len() < crate::service::play_token::MIN_KEY_BYTES {
+        if let Some(key) = &self.play.token_key
+            && key.len() < crate::service::play_token::MIN_KEY_BYTES
+        {
             return Err(ConfigError::Value {
                 key: "play.token_key",
                 problem: format!(
                     "is {} bytes long; it needs at least {} (e.g. `openssl rand -hex 32`), or \
-                     leave it empty for a random key per process",
+                     leave it unset for a random key per process",
                     key.len(),
                     crate::service::play_token::MIN_KEY_BYTES
                 ),
@@ -518,37 +435,26 @@ impl Config {
             });
         }
         let tls = &self.tls;
-        match (tls.cert_file.is_empty(), tls.key_file.is_empty()) {
-            (false, true) => {
+        match (&tls.cert_file, &tls.key_file) {
+            (Some(_), None) => {
                 return Err(ConfigError::Value {
                     key: "tls.key_file",
-                    problem: "is empty while tls.cert_file is set (set both, or neither)".into(),
+                    problem: "is unset while tls.cert_file is set (set both, or neither)".into(),
                 });
             }
-            (true, false) => {
+            (None, Some(_)) => {
                 return Err(ConfigError::Value {
                     key: "tls.cert_file",
-                    problem: "is empty while tls.key_file is set (set both, or neither)".into(),
+                    problem: "is unset while tls.key_file is set (set both, or neither)".into(),
                 });
             }
             _ => {}
         }
-        if !tls.client_ca_file.is_empty() && tls.cert_file.is_empty() {
+        if tls.client_ca_file.is_some() && tls.cert_file.is_none() {
             return Err(ConfigError::Value {
                 key: "tls.client_ca_file",
                 problem: "is set without tls.cert_file and tls.key_file (mTLS needs TLS)".into(),
             });
-        }
-        for (key, ms) in [
-            ("tls.reload_interval_ms", tls.reload_interval_ms),
-            ("auth.reload_interval_ms", self.auth.reload_interval_ms),
-        ] {
-            if ms < 100 {
-                return Err(ConfigError::Value {
-                    key,
-                    problem: format!("is {ms}, less than 100"),
-                });
-            }
         }
         Ok(())
     }

@@ -62,7 +62,7 @@ impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
 /// A StartGame, validated: the row (as a Solve case's, `piles` or
 /// `piles_le`), a known variant and seat (unspecified: FIRST), a strength in
 /// [0, 1] (default 1), the move timeout (0 and anything above
-/// `play_move_timeout_ms` mean that limit).
+/// `play_move_timeout` mean that limit).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlayStart {
     /// The row.
@@ -94,7 +94,7 @@ impl TryFrom<(pb::StartGame, &Limits)> for PlayStart {
         if !(0.0..=1.0).contains(&strength) {
             return Err(RequestError::BadStrength(strength));
         }
-        let max_timeout = limits.play_move_timeout_ms.get();
+        let max_timeout = limits.play_move_timeout_ms();
         let move_timeout_ms = match req.move_timeout_ms {
             0 => max_timeout,
             ms => ms.min(max_timeout),

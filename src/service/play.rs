@@ -255,12 +255,12 @@ async fn run(
 ) -> Option<Outcome> {
     // The first message, within the default move timeout (a stream that
     // never starts a game would hold its slot forever).
-    let wait = Duration::from_millis(u64::from(state.limits.play_move_timeout_ms.get()));
+    let wait = state.limits.play_move_timeout;
     let first = tokio::select! {
         () = tx.closed() => return None,
         () = tokio::time::sleep(wait) => {
             let _ = tx.send(Err(Status::deadline_exceeded(format!(
-                "no StartGame or ResumeGame within {} ms (limits.play_move_timeout_ms)",
+                "no StartGame or ResumeGame within {} ms (limits.play_move_timeout)",
                 wait.as_millis()
             )))).await;
             return None;
@@ -402,8 +402,8 @@ impl Session {
                     seed: game.seed,
                     // This server's limit bounds it as a start's would be.
                     move_timeout_ms: match game.move_timeout_ms {
-                        0 => limits.play_move_timeout_ms.get(),
-                        ms => ms.min(limits.play_move_timeout_ms.get()),
+                        0 => limits.play_move_timeout_ms(),
+                        ms => ms.min(limits.play_move_timeout_ms()),
                     },
                     analysis: game.analysis,
                 };

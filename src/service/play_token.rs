@@ -128,12 +128,11 @@ impl std::fmt::Debug for TokenKey {
 impl TokenKey {
     /// The key of `play.token_key` (its UTF-8 bytes, at least
     /// [`MIN_KEY_BYTES`]; the configuration checks that), or a random one
-    /// when it is empty.
-    pub fn from_config(key: &str) -> Result<TokenKey, RandomKeyError> {
-        if key.is_empty() {
-            TokenKey::random()
-        } else {
-            Ok(TokenKey::new(key.as_bytes().to_vec(), false))
+    /// when it is unset.
+    pub fn from_config(key: Option<&str>) -> Result<TokenKey, RandomKeyError> {
+        match key {
+            Some(key) => Ok(TokenKey::new(key.as_bytes().to_vec(), false)),
+            None => TokenKey::random(),
         }
     }
 
@@ -277,7 +276,7 @@ mod tests {
 
     #[test]
     fn tokens_round_trip_and_refuse_every_altered_byte() {
-        let key = TokenKey::from_config(&"k".repeat(40)).unwrap();
+        let key = TokenKey::from_config(Some(&"k".repeat(40))).unwrap();
         let token = key.sign(&game());
         assert_eq!(token.len(), TOKEN_BYTES);
         assert!(token.len() <= 128);
@@ -291,12 +290,14 @@ mod tests {
             key.open(&token[1..]),
             Err(TokenError::Length(TOKEN_BYTES - 1))
         );
-        let other = TokenKey::from_config(&"j".repeat(40)).unwrap();
+        let other = TokenKey::from_config(Some(&"j".repeat(40))).unwrap();
         assert_eq!(other.open(&token), Err(TokenError::Signature));
         assert_ne!(other.id_hex(), key.id_hex());
         // The same key string gives the same key: any replica can open it.
         assert_eq!(
-            TokenKey::from_config(&"k".repeat(40)).unwrap().open(&token),
+            TokenKey::from_config(Some(&"k".repeat(40)))
+                .unwrap()
+                .open(&token),
             Ok(game())
         );
         // Random keys differ.

@@ -5,21 +5,20 @@
 //! Shutdown (SIGTERM/SIGINT for `stonegame serve`, [`RunningServer::shutdown`]
 //! in-process): health goes NOT_SERVING, new RPCs are refused (UNAVAILABLE,
 //! and HTTP/2 GOAWAY for new connections' streams), in-flight RPCs get
-//! `shutdown_grace_ms` to finish; after that their work is cancelled and the
+//! `shutdown_grace` to finish; after that their work is cancelled and the
 //! server stops.
 //!
 //! Beside the gRPC listener, an HTTP listener serves the Prometheus metrics
 //! (`metrics.listen`, [`super::metrics`]) until the server stops; the
 //! StoneGame RPCs pass a bearer-token interceptor ([`super::auth`]) and the
 //! call layer ([`CallLayer`]: deadlines, counting), the connections are
-//! counted by the transport's guard ([`transport::Incoming`]). With `max_connection_age_ms` set, tonic
+//! counted by the transport's guard ([`transport::Incoming`]). With `max_connection_age` set, tonic
 //! closes each connection gracefully (GOAWAY) once it is that old, and cuts
-//! it `max_connection_age_grace_ms` later if RPCs still run on it.
+//! it `max_connection_age_grace` later if RPCs still run on it.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::net::TcpListener;
@@ -255,7 +254,7 @@ pub async fn serve(config: &Config) -> Result<(), ServeError> {
             eprintln!("metrics on {addr}");
             tracing::info!(addr = %addr, "metrics listening");
         }
-        None => tracing::info!("no metrics listener (metrics.listen is empty)"),
+        None => tracing::info!("no metrics listener (metrics.listen is unset)"),
     }
     let mut running = running;
     match running.task.take() {
@@ -315,10 +314,10 @@ async fn start_with_signal(
     };
     let listener = TcpListener::bind(addr).await.map_err(bind_err)?;
     let addr = listener.local_addr().map_err(bind_err)?;
-    let metrics_listener = bind_metrics(&config.metrics.listen).await?;
+    let metrics_listener = bind_metrics(config.metrics.listen.as_deref()).await?;
     let metrics_addr = match &metrics_listener {
         Some(l) => Some(l.local_addr().map_err(|source| ServeError::MetricsBind {
-            addr: config.metrics.listen.clone(),
+            addr: config.metrics.listen.clone().unwrap_or_default(),
             source,
         })?),
         None => None,
@@ -336,15 +335,14 @@ async fn start_with_signal(
     }
     // The files are checked before anything is served: an error names the
     // file and the server does not start.
-    let tls = if config.tls.enabled() {
-        Some(tls::load(&config.tls, &state.metrics)?)
-    } else {
-        None
-    };
-    let auth = if config.auth.tokens_file.is_empty() {
-        None
-    } else {
-        Some(auth::load(&config.auth, &state.metrics)?)
+    let tls = tls::load(&config.tls, &state.metrics)?;
+    let auth = match &config.auth.tokens_file {
+        Some(path) => Some(auth::load(
+            path,
+            config.auth.reload_interval,
+            &state.metrics,
+        )?),
+        None => None,
     };
     let accepted: AcceptedConns = match &tls {
         // After the TLS handshake (its own deadline, in tls::incoming).
@@ -413,14 +411,12 @@ async fn start_with_signal(
         ))
         .layer(web::protocol::layer(Arc::clone(&state.metrics)))
         .layer(tonic_web::GrpcWebLayer::new());
-    if config.max_connection_age_ms > 0 {
+    if let Some(age) = transport::nonzero(config.max_connection_age) {
         // tonic sends GOAWAY when a connection reaches this age and lets
         // its RPCs finish, for at most the grace if one is set.
-        builder = builder.max_connection_age(Duration::from_millis(config.max_connection_age_ms));
-        if config.max_connection_age_grace_ms > 0 {
-            builder = builder.max_connection_age_grace(Duration::from_millis(
-                config.max_connection_age_grace_ms,
-            ));
+        builder = builder.max_connection_age(age);
+        if let Some(grace) = transport::nonzero(config.max_connection_age_grace) {
+            builder = builder.max_connection_age_grace(grace);
         }
     }
     let router = builder
@@ -430,7 +426,7 @@ async fn start_with_signal(
         .add_service(service);
 
     tracing::debug!(config = ?config, "effective configuration");
-    let grace = Duration::from_millis(config.shutdown_grace_ms);
+    let grace = config.shutdown_grace;
     let (drain_tx, drain_rx) = oneshot::channel::<()>();
     let task_state = Arc::clone(&state);
     let metrics_task = metrics_listener.map(|listener| {
@@ -478,11 +474,11 @@ async fn start_with_signal(
     })
 }
 
-/// Binds the metrics listener of `listen`; `None` when it is empty.
-async fn bind_metrics(listen: &str) -> Result<Option<TcpListener>, ServeError> {
-    if listen.is_empty() {
+/// Binds the metrics listener of `listen`; `None` when it is unset.
+async fn bind_metrics(listen: Option<&str>) -> Result<Option<TcpListener>, ServeError> {
+    let Some(listen) = listen else {
         return Ok(None);
-    }
+    };
     let addr: SocketAddr = listen
         .parse()
         .map_err(|source| ServeError::MetricsAddress {

@@ -123,7 +123,7 @@ impl PlayShared {
     pub fn new(
         max_sessions: u64,
         max_per_client: u64,
-        token_key: &str,
+        token_key: Option<&str>,
         cache_bytes: u64,
     ) -> Result<PlayShared, RandomKeyError> {
         Ok(PlayShared {
@@ -169,7 +169,7 @@ impl State {
             play: PlayShared::new(
                 config.limits.max_play_sessions.get() as u64,
                 config.limits.max_play_sessions_per_client.get() as u64,
-                &config.play.token_key,
+                config.play.token_key.as_deref(),
                 config.play.row_cache_bytes,
             )?,
         })

@@ -101,13 +101,13 @@ struct Files {
 }
 
 impl Files {
-    fn of(config: &TlsConfig) -> Files {
-        Files {
-            cert: PathBuf::from(&config.cert_file),
-            key: PathBuf::from(&config.key_file),
-            client_ca: (!config.client_ca_file.is_empty())
-                .then(|| PathBuf::from(&config.client_ca_file)),
-        }
+    /// `None` while TLS is off.
+    fn of(config: &TlsConfig) -> Option<Files> {
+        Some(Files {
+            cert: config.cert_file.clone()?,
+            key: config.key_file.clone()?,
+            client_ca: config.client_ca_file.clone(),
+        })
     }
 
     fn paths(&self) -> Vec<PathBuf> {
@@ -278,10 +278,12 @@ pub struct Tls {
 }
 
 /// Loads the certificates of `config` (an error names the file) and starts
-/// re-reading them every `config.reload_interval_ms`. Must run on a tokio
-/// runtime.
-pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Tls, TlsError> {
-    let files = Files::of(config);
+/// re-reading them every `config.reload_interval`; `None` while TLS is off.
+/// Must run on a tokio runtime.
+pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Option<Tls>, TlsError> {
+    let Some(files) = Files::of(config) else {
+        return Ok(None);
+    };
     let contents = files.read()?;
     let certificates = Arc::new(Certificates {
         current: RwLock::new(files.build(&contents)?),
@@ -290,7 +292,7 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Tls, TlsError>
     let watcher = reload::watch(
         Reloaded::Tls,
         files.paths(),
-        Duration::from_millis(config.reload_interval_ms),
+        config.reload_interval,
         contents,
         Arc::clone(metrics),
         move |contents| {
@@ -299,10 +301,10 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Tls, TlsError>
             Ok(())
         },
     );
-    Ok(Tls {
+    Ok(Some(Tls {
         certificates,
         _watcher: AbortOnDropHandle::new(watcher),
-    })
+    }))
 }
 
 /// A served connection: plaintext or TLS over TCP (counted by the

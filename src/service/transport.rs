@@ -17,12 +17,12 @@
 //!   finishes its handshake, and keepalive pings only start after it.
 //!   On HTTP/1.1 connections (gRPC-Web, JSON, the page) the same deadline
 //!   bounds each request head, `max_header_list_size` its length, and
-//!   `http1_keepalive_timeout_ms` the wait for the next request
+//!   `http1_keepalive_timeout` the wait for the next request
 //!   ([`super::conn_watch`]).
 
 use std::future::Future;
 use std::io;
-use std::num::{NonZeroU32, NonZeroU64, NonZeroUsize};
+use std::num::{NonZeroU32, NonZeroUsize};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -41,7 +41,7 @@ use super::conn_watch::{ConnWatch, Deadline, Limits as WatchLimits};
 use super::metrics::Metrics;
 
 /// The `[transport]` table: HTTP/2 and TCP limits against hostile clients.
-/// Durations in ms; 0 turns the feature off where that is allowed.
+/// A duration of 0 turns the feature off where that is allowed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportConfig {
@@ -61,20 +61,28 @@ pub struct TransportConfig {
     pub max_local_error_reset_streams: NonZeroUsize,
     /// Interval of the server's HTTP/2 PING on a connection it heard
     /// nothing from; 0 = no pings.
-    pub http2_keepalive_interval_ms: u64,
-    /// A PING not answered within this closes the connection.
-    pub http2_keepalive_timeout_ms: NonZeroU64,
+    #[serde(with = "humantime_serde")]
+    pub http2_keepalive_interval: Duration,
+    /// A PING not answered within this closes the connection (more than 0).
+    #[serde(
+        serialize_with = "humantime_serde::serialize",
+        deserialize_with = "super::config::positive_duration"
+    )]
+    pub http2_keepalive_timeout: Duration,
     /// TCP keepalive idle time of accepted sockets; 0 = off.
-    pub tcp_keepalive_ms: u64,
+    #[serde(with = "humantime_serde")]
+    pub tcp_keepalive: Duration,
     /// `TCP_NODELAY` on accepted sockets.
     pub tcp_nodelay: bool,
     /// A connection that has not sent the HTTP/2 preface and a frame
     /// header within this is closed, as is an HTTP/1.1 request head not
     /// complete this long after its first byte; 0 = no deadline.
-    pub handshake_timeout_ms: u64,
+    #[serde(with = "humantime_serde")]
+    pub handshake_timeout: Duration,
     /// An HTTP/1.1 connection that sends no next request this long after
     /// an answer is closed (keep-alive idle); 0 = never.
-    pub http1_keepalive_timeout_ms: u64,
+    #[serde(with = "humantime_serde")]
+    pub http1_keepalive_timeout: Duration,
     /// Client connections open at once; a connection accepted beyond it is
     /// closed at once.
     pub max_connections: NonZeroUsize,
@@ -82,11 +90,13 @@ pub struct TransportConfig {
     /// ready within it ends with CANCELLED (for SuggestMove and Check this
     /// includes receiving the request); 0 = none (a client's `grpc-timeout`
     /// still applies).
-    pub request_timeout_ms: u64,
+    #[serde(with = "humantime_serde")]
+    pub request_timeout: Duration,
 }
 
-fn ms(v: u64) -> Option<Duration> {
-    (v > 0).then(|| Duration::from_millis(v))
+/// A duration where 0 means off.
+pub(super) fn nonzero(d: Duration) -> Option<Duration> {
+    (!d.is_zero()).then_some(d)
 }
 
 /// Sets `config`'s HTTP/2 limits on a tonic server builder.
@@ -96,9 +106,9 @@ pub fn apply<L>(builder: Server<L>, config: &TransportConfig) -> Server<L> {
         .http2_max_header_list_size(config.max_header_list_size.get())
         .http2_max_pending_accept_reset_streams(Some(config.max_pending_accept_reset_streams.get()))
         .http2_max_local_error_reset_streams(Some(config.max_local_error_reset_streams.get()))
-        .http2_keepalive_interval(ms(config.http2_keepalive_interval_ms))
-        .http2_keepalive_timeout(ms(config.http2_keepalive_timeout_ms.get()));
-    match ms(config.request_timeout_ms) {
+        .http2_keepalive_interval(nonzero(config.http2_keepalive_interval))
+        .http2_keepalive_timeout(Some(config.http2_keepalive_timeout));
+    match nonzero(config.request_timeout) {
         Some(t) => builder.timeout(t),
         None => builder,
     }
@@ -108,7 +118,7 @@ pub fn apply<L>(builder: Server<L>, config: &TransportConfig) -> Server<L> {
 pub fn tcp_options(incoming: TcpIncoming, config: &TransportConfig) -> TcpIncoming {
     incoming
         .with_nodelay(Some(config.tcp_nodelay))
-        .with_keepalive(ms(config.tcp_keepalive_ms))
+        .with_keepalive(nonzero(config.tcp_keepalive))
 }
 
 /// The open connections and the limit, shared by [`Incoming`] and the
@@ -147,9 +157,9 @@ impl<S> Incoming<S> {
                 refusing: AtomicBool::new(false),
             }),
             watch: WatchLimits {
-                handshake: ms(config.handshake_timeout_ms),
+                handshake: nonzero(config.handshake_timeout),
                 max_head_bytes: config.max_header_list_size.get() as usize,
-                keepalive: ms(config.http1_keepalive_timeout_ms),
+                keepalive: nonzero(config.http1_keepalive_timeout),
             },
             backoff: None,
         }

@@ -1,7 +1,7 @@
 //! A request that races a server's graceful GOAWAY, made deterministic: a
 //! bare HTTP/2 server on loopback answers every request's HEADERS with
 //! GOAWAY(last stream 0), so the request is refused unprocessed exactly as
-//! when a `max_connection_age_ms` server closes a connection under a
+//! when a `max_connection_age` server closes a connection under a
 //! client. The client must recognise it (`never_reached_server`) and the
 //! `Client` resend it (a unary call, or the opening of a Play stream); a
 //! GOAWAY carrying an error code must not be resent.

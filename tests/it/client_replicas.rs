@@ -230,7 +230,7 @@ fn solve_survives_a_killed_and_a_drained_replica_and_prints_every_verdict_once()
 
     // A is killed, B is stopped (1 s of grace for its streams), C stays.
     let mut a = Replica::start(&[]);
-    let mut b = Replica::start(&[("STONEGAME_SHUTDOWN_GRACE_MS", "1000")]);
+    let mut b = Replica::start(&[("STONEGAME_SHUTDOWN_GRACE", "1s")]);
     let c = Replica::start(&[]);
     let server = format!("{},{},{}", a.url(), b.url(), c.url());
 

@@ -3,7 +3,7 @@
 //! 65532, read-only root file system, no capabilities, no privilege
 //! escalation, seccomp, no service-account token, gRPC probes on the health
 //! service, requests and limits, a termination grace period longer than the
-//! preStop sleep plus `shutdown_grace_ms`, `workers` and `io_threads` equal
+//! preStop sleep plus `shutdown_grace`, `workers` and `io_threads` equal
 //! to the CPU limit, a configuration the binary's own loader accepts,
 //! Services / PDB / HPA / NetworkPolicy / spread constraints that select the
 //! Deployment's pods, a NetworkPolicy that opens exactly gRPC to
@@ -633,7 +633,7 @@ fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         rule!(
-            load_config(&toml, without_key).is_ok_and(|c| c.play.token_key.is_empty()),
+            load_config(&toml, without_key).is_ok_and(|c| c.play.token_key.is_none()),
             "config: play.token_key must not be set in the ConfigMap (it is a secret: \
              {TOKEN_KEY_ENV} from a Secret)"
         );
@@ -666,10 +666,10 @@ fn violations(objects: &[Yaml], expect: &Overlay) -> Vec<String> {
                     )),
                 }
                 rule!(
-                    grace_s * 1000 > pre_stop_s * 1000 + config.shutdown_grace_ms as i64,
+                    grace_s * 1000 > pre_stop_s * 1000 + config.shutdown_grace.as_millis() as i64,
                     "terminationGracePeriodSeconds {grace_s} s must exceed preStop {pre_stop_s} s \
-                     + shutdown_grace_ms {} ms",
-                    config.shutdown_grace_ms
+                     + shutdown_grace {} ms",
+                    config.shutdown_grace.as_millis()
                 );
             }
         }
@@ -1427,9 +1427,9 @@ fn every_rule_can_fail() {
         (
             "drain longer than the grace",
             |o| {
-                edit_config(o, "shutdown_grace_ms = 10000", "shutdown_grace_ms = 25000");
+                edit_config(o, "shutdown_grace = \"10s\"", "shutdown_grace = \"25s\"");
             },
-            "must exceed preStop 5 s + shutdown_grace_ms 25000 ms",
+            "must exceed preStop 5 s + shutdown_grace 25000 ms",
         ),
         (
             "no preStop",

@@ -7,7 +7,7 @@
 //! working and home directory: the process must need no writable
 //! directory. It must answer health (SERVING for "" and for
 //! `stonegame.v1.StoneGame`), solve one case right, and exit 0 within
-//! `shutdown_grace_ms` of SIGTERM.
+//! `shutdown_grace` of SIGTERM.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -210,7 +210,8 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
         &Overrides::default(),
     )
     .expect("the ConfigMap's TOML loads")
-    .shutdown_grace_ms;
+    .shutdown_grace
+    .as_millis() as u64;
     let dir = read_only_dir();
     let (mut child, _staged) = start_pod(
         dir.path(),
@@ -294,7 +295,7 @@ fn the_binary_serves_as_the_pod_runs_it_and_exits_cleanly_on_sigterm() {
     let status = wait_for_exit(&mut child, Duration::from_millis(grace_ms));
     let Some(status) = status else {
         let _ = child.kill();
-        panic!("still running {grace_ms} ms (shutdown_grace_ms) after SIGTERM");
+        panic!("still running {grace_ms} ms (shutdown_grace) after SIGTERM");
     };
     eprintln!("exited {} ms after SIGTERM", sent.elapsed().as_millis());
     // The rest of stderr: every log event is a JSON object (log.format =

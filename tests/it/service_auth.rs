@@ -8,6 +8,7 @@
 use crate::common;
 
 use std::path::Path;
+use std::time::Duration;
 
 use stonegame::client::Client;
 use stonegame::core::Variant;
@@ -26,8 +27,8 @@ fn write(path: &Path, text: &str) {
 
 async fn auth_server(tokens: &Path) -> RunningServer {
     common::server(|c| {
-        c.auth.tokens_file = tokens.display().to_string();
-        c.auth.reload_interval_ms = 100;
+        c.auth.tokens_file = Some(tokens.to_path_buf());
+        c.auth.reload_interval = Duration::from_millis(100);
     })
     .await
 }
@@ -169,7 +170,7 @@ async fn empty_or_unreadable_file_is_a_start_up_error() {
     write(&empty, "# only a comment\n\n");
     let missing = dir.path().join("missing");
     for (path, want) in [(&empty, "holds no token"), (&missing, "cannot read")] {
-        let config = common::config(|c| c.auth.tokens_file = path.display().to_string());
+        let config = common::config(|c| c.auth.tokens_file = Some(path.clone()));
         let e = stonegame::service::start(&config).await.unwrap_err();
         let e = e.to_string();
         assert!(
@@ -271,7 +272,7 @@ async fn no_log_line_holds_a_token() {
         ("STONEGAME_METRICS__LISTEN", ""),
         ("STONEGAME_LOG__FILTER", "trace"),
         ("STONEGAME_AUTH__TOKENS_FILE", tokens.to_str().unwrap()),
-        ("STONEGAME_AUTH__RELOAD_INTERVAL_MS", "100"),
+        ("STONEGAME_AUTH__RELOAD_INTERVAL", "100ms"),
     ]);
     let addr = &server.addr;
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))

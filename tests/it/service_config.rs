@@ -2,7 +2,8 @@
 //! `play.token_key` of digits is the same key from the environment as from
 //! a TOML file; an unknown key names its section and its source; an
 //! invalid `log.filter` (or `RUST_LOG`) and a `listen` address in use stop
-//! the server with a message naming the key.
+//! the server with a message naming the key; a deprecated `*_ms` key is a
+//! warning at start-up.
 
 use crate::common;
 
@@ -35,19 +36,15 @@ fn start_up_error(args: &[&str], env: &[(&str, &str)]) -> String {
     stderr
 }
 
-/// The id of the Play token key a `stonegame serve` with `args` and `env`
-/// logs at start-up (`key_id=…`), read before `listening on`.
-fn token_key_id(args: &[&str], env: &[(&str, &str)]) -> String {
+/// The lines `stonegame serve ARGS` with `env` logs at start-up (at
+/// `info`), up to `listening on`; then it is stopped.
+fn start_up_log(args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
     let mut env = env.to_vec();
     env.push(("STONEGAME_LOG__FILTER", "info"));
     let mut child = common::serve_command(args, &env).spawn().unwrap();
-    let mut id = None;
     let mut seen = Vec::new();
     for line in BufReader::new(child.stderr.take().unwrap()).lines() {
         let line = line.unwrap();
-        if let Some((_, rest)) = line.split_once("key_id=") {
-            id = rest.split_whitespace().next().map(str::to_string);
-        }
         let listening = line.starts_with("listening on ");
         seen.push(line);
         if listening {
@@ -56,7 +53,24 @@ fn token_key_id(args: &[&str], env: &[(&str, &str)]) -> String {
     }
     let _ = child.kill();
     let _ = child.wait();
-    id.unwrap_or_else(|| panic!("no key_id logged: {seen:?}"))
+    seen
+}
+
+/// The id of the Play token key a `stonegame serve` with `args` and `env`
+/// logs at start-up (`key_id=…`), read before `listening on`.
+fn token_key_id(args: &[&str], env: &[(&str, &str)]) -> String {
+    let seen = start_up_log(args, env);
+    seen.iter()
+        .find_map(|line| {
+            Some(
+                line.split_once("key_id=")?
+                    .1
+                    .split_whitespace()
+                    .next()?
+                    .to_string(),
+            )
+        })
+        .unwrap_or_else(|| panic!("no key_id logged: {seen:?}"))
 }
 
 const QUIET: [&str; 4] = ["--listen", "127.0.0.1:0", "--metrics-listen", ""];
@@ -149,5 +163,36 @@ async fn a_listen_address_in_use_names_the_listen_key() {
     assert!(
         e.contains(&format!("cannot listen on {addr}: ")) && e.contains("set listen"),
         "{e}"
+    );
+}
+
+/// A key that was milliseconds before durations were durations still
+/// applies, and the server says at start-up what to write instead;
+/// `--print-config` shows the duration it became.
+#[test]
+fn deprecated_ms_keys_apply_with_a_warning_at_start_up() {
+    let env = [("STONEGAME_SHUTDOWN_GRACE_MS", "1500")];
+    let seen = start_up_log(&QUIET, &env);
+    let warning = seen
+        .iter()
+        .find(|line| line.contains("WARN") && line.contains("STONEGAME_SHUTDOWN_GRACE_MS"))
+        .unwrap_or_else(|| panic!("no deprecation warning: {seen:?}"));
+    assert!(
+        warning.contains("deprecated") && warning.contains("write STONEGAME_SHUTDOWN_GRACE as"),
+        "{warning}"
+    );
+    let mut args = QUIET.to_vec();
+    args.push("--print-config");
+    let out = common::serve_command(&args, &env)
+        .stdout(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("shutdown_grace: 1.5s"), "{printed}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: environment variable STONEGAME_SHUTDOWN_GRACE_MS"),
+        "{stderr}"
     );
 }

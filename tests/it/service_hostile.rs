@@ -78,10 +78,10 @@ impl Served {
         .env("STONEGAME_LOG__FILTER", "info")
         .env("STONEGAME_WORKERS", "2")
         .env("STONEGAME_IO_THREADS", "2")
-        .env("STONEGAME_SHUTDOWN_GRACE_MS", "1000")
-        .env("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "500")
-        .env("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_TIMEOUT_MS", "500")
-        .env("STONEGAME_TRANSPORT__HANDSHAKE_TIMEOUT_MS", "1000");
+        .env("STONEGAME_SHUTDOWN_GRACE", "1s")
+        .env("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL", "500ms")
+        .env("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_TIMEOUT", "500ms")
+        .env("STONEGAME_TRANSPORT__HANDSHAKE_TIMEOUT", "1s");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -763,7 +763,7 @@ fn http1_get(sock: &mut TcpStream, path: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http1_slow_heads_huge_heads_and_idle_connections_are_closed() {
-    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP1_KEEPALIVE_TIMEOUT_MS", "1000")]);
+    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP1_KEEPALIVE_TIMEOUT", "1s")]);
     let addr = server.addr.clone();
     let (slow, huge, idle, kept) = blocking(move || {
         // 100 connections trickling an HTTP/1.1 head, a byte every 100 ms
@@ -852,7 +852,7 @@ async fn slow_bodies_are_cut_by_keepalive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_metadata_is_refused_not_buffered() {
     // No keepalive pings: part 2 holds its connections without reading.
-    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0")]);
+    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL", "0s")]);
     // 1. 32 KiB of metadata (limit 16 KiB) through the h2 crate, which
     //    sends what it is given: HTTP 431, and the connection stays usable.
     let (send, conn) = h2_client(&server.addr, 1 << 20).await;
@@ -1080,7 +1080,7 @@ async fn a_thousand_connections_at_once() {
         "the fd limit ({fds}) is too low for this test"
     );
     // Keepalive pings off: the idle connections are not read while held.
-    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0")]);
+    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL", "0s")]);
     let before = server.mem();
     let addr = server.addr.clone();
     let conns = blocking(move || {
@@ -1144,7 +1144,7 @@ async fn connections_past_max_connections_are_closed_at_once() {
     raise_fd_limit();
     let server = Served::start(&[
         ("STONEGAME_TRANSPORT__MAX_CONNECTIONS", "100"),
-        ("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0"),
+        ("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL", "0s"),
     ]);
     let addr = server.addr.clone();
     let conns = blocking(move || {
@@ -1202,8 +1202,8 @@ async fn without_the_handshake_deadline_silent_connections_stay_open() {
     // keepalive, which only starts after the handshake anyway) nothing in
     // hyper or h2 closes a connection that never sends its preface.
     let server = Served::start(&[
-        ("STONEGAME_TRANSPORT__HANDSHAKE_TIMEOUT_MS", "0"),
-        ("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL_MS", "0"),
+        ("STONEGAME_TRANSPORT__HANDSHAKE_TIMEOUT", "0s"),
+        ("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL", "0s"),
     ]);
     let addr = server.addr.clone();
     let open = blocking(move || {

@@ -132,10 +132,10 @@ async fn python_grpcio_client_over_mtls_with_a_token() {
     let token = "interop-token-0123456789abcdef";
     let tokens = certs::write(dir.path(), "tokens", &format!("{token}\n"));
     let server = common::server(|c| {
-        c.tls.cert_file = cert.display().to_string();
-        c.tls.key_file = key.display().to_string();
-        c.tls.client_ca_file = client_ca_file.display().to_string();
-        c.auth.tokens_file = tokens.display().to_string();
+        c.tls.cert_file = Some(cert.clone());
+        c.tls.key_file = Some(key.clone());
+        c.tls.client_ca_file = Some(client_ca_file.clone());
+        c.auth.tokens_file = Some(tokens.clone());
     })
     .await;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

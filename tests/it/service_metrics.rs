@@ -2,7 +2,7 @@
 //! by exactly the traffic sent (scraped over plain HTTP before and after),
 //! the gauges come back to 0, 404/405 for other requests, `metrics.listen =
 //! ""` turns it off, a port in use is a clear start-up error; and
-//! `max_connection_age_ms` closes old connections gracefully while a client
+//! `max_connection_age` closes old connections gracefully while a client
 //! keeps working.
 
 use crate::common;
@@ -368,7 +368,7 @@ async fn other_paths_are_404_and_other_methods_405() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_empty_listen_address_turns_metrics_off() {
-    let server = common::server(|c| c.metrics.listen = String::new()).await;
+    let server = common::server(|c| c.metrics.listen = None).await;
     assert_eq!(server.metrics_addr, None);
     let mut client = common::client(&server).await;
     client
@@ -507,7 +507,7 @@ async fn every_get_tables_call_is_counted_once_however_it_ends() {
 async fn a_metrics_port_in_use_is_a_start_up_error_naming_it() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
-    let e = start(&common::config(|c| c.metrics.listen = addr.clone()))
+    let e = start(&common::config(|c| c.metrics.listen = Some(addr.clone())))
         .await
         .unwrap_err()
         .to_string();
@@ -516,10 +516,12 @@ async fn a_metrics_port_in_use_is_a_start_up_error_naming_it() {
         "{e}"
     );
     assert!(e.contains("in use"), "{e}");
-    let e = start(&common::config(|c| c.metrics.listen = "nowhere".into()))
-        .await
-        .unwrap_err()
-        .to_string();
+    let e = start(&common::config(|c| {
+        c.metrics.listen = Some("nowhere".into())
+    }))
+    .await
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("metrics listen address `nowhere`"), "{e}");
 
     // The binary: the message, a failure exit, no `listening on`.
@@ -621,7 +623,7 @@ fn the_binary_prints_and_serves_its_metrics_address() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
     let age = Duration::from_millis(300);
-    let server = common::server(|c| c.max_connection_age_ms = age.as_millis() as u64).await;
+    let server = common::server(|c| c.max_connection_age = age).await;
     let mut client = common::client(&server).await;
     // A Solve stream opened on the first connection outlives its age:
     // GOAWAY lets it finish (a hard close would fail it).
@@ -707,8 +709,8 @@ async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_grace_cuts_the_streams_that_outlive_it() {
     let server = common::server(|c| {
-        c.max_connection_age_ms = 200;
-        c.max_connection_age_grace_ms = 200;
+        c.max_connection_age = Duration::from_millis(200);
+        c.max_connection_age_grace = Duration::from_millis(200);
     })
     .await;
     // Before the connection is made: its age counts from later.

@@ -130,7 +130,7 @@ fn start(piles: &[u64], variant: Variant, seat: pb::Seat) -> pb::StartGame {
 }
 
 fn with_key(key: &'static str) -> impl FnOnce(&mut Config) {
-    move |c| c.play.token_key = key.into()
+    move |c| c.play.token_key = Some(key.into())
 }
 
 async fn server_and_client(
@@ -1034,7 +1034,7 @@ async fn many_concurrent_games() {
 async fn move_timeouts_are_bounded_by_the_limit() {
     // A client asking for more than the limit gets the limit: here 200 ms.
     let (_server, mut client) =
-        server_and_client(|c| c.limits.play_move_timeout_ms = 200.try_into().unwrap()).await;
+        server_and_client(|c| c.limits.play_move_timeout = Duration::from_millis(200)).await;
     let mut game = start(&[1, 1], Variant::TwoEnds, pb::Seat::First);
     game.move_timeout_ms = u32::MAX;
     let mut s = Stream::open(&mut client, Action::Start(game))

@@ -70,7 +70,7 @@ async fn the_binary_serves_and_exits_0_on_sigterm() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_flight_streams_finish_during_the_grace_period() {
-    let server = common::server(|c| c.shutdown_grace_ms = 600_000).await;
+    let server = common::server(|c| c.shutdown_grace = std::time::Duration::from_secs(600)).await;
     let mut client = common::client(&server).await;
     let (tx, rx) = mpsc::channel(1);
     let mut responses = client
@@ -121,7 +121,7 @@ async fn in_flight_streams_finish_during_the_grace_period() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn work_still_running_when_the_grace_ends_is_cancelled() {
     use rand::{Rng, SeedableRng};
-    let server = common::server(|c| c.shutdown_grace_ms = 50).await;
+    let server = common::server(|c| c.shutdown_grace = std::time::Duration::from_millis(50)).await;
     let mut client = common::client(&server).await;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
     let row: Vec<u64> = (0..200_000)

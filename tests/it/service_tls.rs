@@ -36,12 +36,10 @@ fn write_server(dir: &Path, leaf: &Leaf, client_ca: Option<&Ca>) -> Files {
 
 async fn tls_server(files: &Files) -> RunningServer {
     common::server(|c| {
-        c.tls.cert_file = files.cert.display().to_string();
-        c.tls.key_file = files.key.display().to_string();
-        if let Some(ca) = &files.client_ca {
-            c.tls.client_ca_file = ca.display().to_string();
-        }
-        c.tls.reload_interval_ms = 100;
+        c.tls.cert_file = Some(files.cert.clone());
+        c.tls.key_file = Some(files.key.clone());
+        c.tls.client_ca_file = files.client_ca.clone();
+        c.tls.reload_interval = Duration::from_millis(100);
     })
     .await
 }

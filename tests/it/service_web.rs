@@ -116,7 +116,7 @@ fn requests(server: &RunningServer, rpc: &str, code: &str, protocol: &str) -> u6
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpc_web_answers_as_grpc_does() {
-    let server = common::server(|c| c.play.token_key = "k".repeat(32)).await;
+    let server = common::server(|c| c.play.token_key = Some("k".repeat(32))).await;
     let mut native = common::client(&server).await;
     let mut web = web_client(&server);
 
@@ -443,7 +443,7 @@ async fn tokens_hold_for_every_protocol() {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
     std::fs::write(&tokens, "web-token-1234\n").unwrap();
-    let server = common::server(|c| c.auth.tokens_file = tokens.display().to_string()).await;
+    let server = common::server(|c| c.auth.tokens_file = Some(tokens.clone())).await;
     let (status, _, got) = json(&server, r#"{"piles": [1, 2]}"#, &[]).await;
     assert_eq!(
         (status, got["code"].as_str()),

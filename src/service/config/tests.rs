@@ -47,9 +47,14 @@ fn defaults_load() {
     assert_eq!(c.limits.max_piles.get(), 200_000);
     assert_eq!(c.limits.max_table_piles.get(), 5_000);
     assert_eq!(c.log.format, LogFormat::Human);
-    assert_eq!(c.metrics.listen, "127.0.0.1:9090");
-    assert_eq!(c.max_connection_age_ms, 0);
-    assert_eq!(c.max_connection_age_grace_ms, 0);
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:9090"));
+    assert_eq!(c.max_connection_age, Duration::ZERO);
+    assert_eq!(c.max_connection_age_grace, Duration::ZERO);
+    assert_eq!(c.shutdown_grace, Duration::from_secs(10));
+    assert_eq!(c.limits.play_move_timeout, Duration::from_secs(300));
+    assert_eq!(c.transport.http2_keepalive_timeout, Duration::from_secs(20));
+    assert_eq!(c.tls.reload_interval, Duration::from_secs(5));
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
 
 #[test]
@@ -58,25 +63,25 @@ fn metrics_and_connection_age_from_every_layer() {
     let path = dir.path().join("c.toml");
     std::fs::write(
         &path,
-        "max_connection_age_ms = 60000\n[metrics]\nlisten = \"0.0.0.0:9090\"\n",
+        "max_connection_age = \"1m\"\n[metrics]\nlisten = \"0.0.0.0:9090\"\n",
     )
     .unwrap();
     let c = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap();
-    assert_eq!(c.metrics.listen, "0.0.0.0:9090");
-    assert_eq!(c.max_connection_age_ms, 60_000);
+    assert_eq!(c.metrics.listen.as_deref(), Some("0.0.0.0:9090"));
+    assert_eq!(c.max_connection_age, Duration::from_secs(60));
     let c = Config::load(
         Some(&path),
         env(&[
             ("STONEGAME_METRICS__LISTEN", "127.0.0.1:9100"),
-            ("STONEGAME_MAX_CONNECTION_AGE_MS", "5000"),
-            ("STONEGAME_MAX_CONNECTION_AGE_GRACE_MS", "700"),
+            ("STONEGAME_MAX_CONNECTION_AGE", "5s"),
+            ("STONEGAME_MAX_CONNECTION_AGE_GRACE", "700ms"),
         ]),
         &Overrides::default(),
     )
     .unwrap();
-    assert_eq!(c.metrics.listen, "127.0.0.1:9100");
-    assert_eq!(c.max_connection_age_ms, 5_000);
-    assert_eq!(c.max_connection_age_grace_ms, 700);
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:9100"));
+    assert_eq!(c.max_connection_age, Duration::from_secs(5));
+    assert_eq!(c.max_connection_age_grace, Duration::from_millis(700));
     // Empty turns the listener off, from the environment too.
     let c = Config::load(
         None,
@@ -84,7 +89,7 @@ fn metrics_and_connection_age_from_every_layer() {
         &Overrides::default(),
     )
     .unwrap();
-    assert_eq!(c.metrics.listen, "");
+    assert_eq!(c.metrics.listen, None);
     let c = Config::load(
         None,
         env(&[("STONEGAME_METRICS__LISTEN", "127.0.0.1:9100")]),
@@ -94,7 +99,7 @@ fn metrics_and_connection_age_from_every_layer() {
         },
     )
     .unwrap();
-    assert_eq!(c.metrics.listen, "127.0.0.1:0");
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:0"));
 }
 
 #[test]
@@ -136,21 +141,21 @@ fn layers_override_in_order() {
 #[test]
 fn play_settings_from_every_layer_and_short_keys_are_errors() {
     let c = Config::defaults().unwrap();
-    assert_eq!(c.play.token_key, "");
+    assert_eq!(c.play.token_key, None);
     let key = "0123456789abcdef0123456789abcdef";
     let c = Config::load(
         None,
         env(&[
             ("STONEGAME_PLAY__TOKEN_KEY", key),
             ("STONEGAME_LIMITS__MAX_PLAY_SESSIONS", "3"),
-            ("STONEGAME_LIMITS__PLAY_MOVE_TIMEOUT_MS", "250"),
+            ("STONEGAME_LIMITS__PLAY_MOVE_TIMEOUT", "250ms"),
         ]),
         &Overrides::default(),
     )
     .unwrap();
-    assert_eq!(c.play.token_key, key);
+    assert_eq!(c.play.token_key.as_deref(), Some(key));
     assert_eq!(c.limits.max_play_sessions.get(), 3);
-    assert_eq!(c.limits.play_move_timeout_ms.get(), 250);
+    assert_eq!(c.limits.play_move_timeout_ms(), 250);
     assert!(!format!("{c:?}").contains(key));
     let e = Config::load(
         None,
@@ -173,7 +178,7 @@ fn play_settings_from_every_layer_and_short_keys_are_errors() {
 fn tls_and_auth_keys() {
     let c = Config::defaults().unwrap();
     assert!(!c.tls.enabled());
-    assert_eq!(c.auth.tokens_file, "");
+    assert_eq!(c.auth.tokens_file, None);
     let c = Config::load(
         None,
         env(&[
@@ -186,8 +191,8 @@ fn tls_and_auth_keys() {
     )
     .unwrap();
     assert!(c.tls.enabled());
-    assert_eq!(c.tls.client_ca_file, "/ca.pem");
-    assert_eq!(c.auth.tokens_file, "/t");
+    assert_eq!(c.tls.client_ca_file, Some("/ca.pem".into()));
+    assert_eq!(c.auth.tokens_file, Some("/t".into()));
     for (pairs, key) in [
         (
             &[("STONEGAME_TLS__CERT_FILE", "/c.pem")][..],
@@ -202,8 +207,8 @@ fn tls_and_auth_keys() {
             "tls.client_ca_file",
         ),
         (
-            &[("STONEGAME_AUTH__RELOAD_INTERVAL_MS", "0")][..],
-            "auth.reload_interval_ms",
+            &[("STONEGAME_AUTH__RELOAD_INTERVAL", "99ms")][..],
+            "auth.reload_interval",
         ),
     ] {
         let e = Config::load(None, env(pairs), &Overrides::default()).unwrap_err();
@@ -249,11 +254,8 @@ fn token_keys_are_the_same_text_from_every_source() {
         .unwrap();
         std::fs::write(&path, format!("[play]\ntoken_key = \"{key}\"\n")).unwrap();
         let from_file = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap();
-        assert_eq!(from_env.play.token_key, key);
-        assert_eq!(
-            from_file.play.token_key.as_bytes(),
-            from_env.play.token_key.as_bytes()
-        );
+        assert_eq!(from_env.play.token_key.as_deref(), Some(key));
+        assert_eq!(from_file.play.token_key, from_env.play.token_key);
     }
     // A TOML number is refused, naming the key, never showing it.
     for value in ["12345678901234567", "1.5e300", "true"] {
@@ -397,7 +399,6 @@ fn zero_limits_are_errors() {
         "max_play_sessions_per_client",
         "max_rpcs_per_client",
         "play_max_illegal_moves",
-        "play_move_timeout_ms",
     ];
     let dir = tempfile::tempdir().unwrap();
     for key in keys {
@@ -423,4 +424,194 @@ fn zero_limits_are_errors() {
     )
     .unwrap();
     assert_eq!((c.workers, c.inline_max_cells), (0, 0));
+}
+
+/// Loads `toml` as a file over the defaults, with `vars`.
+fn load_file(toml: &str, vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.toml");
+    std::fs::write(&path, toml).unwrap();
+    Config::load(Some(&path), env(vars), &Overrides::default())
+}
+
+#[test]
+fn durations_are_written_with_their_unit() {
+    let c = load_file(
+        "shutdown_grace = \"1m 30s\"\n[transport]\nrequest_timeout = \"250ms\"\n",
+        &[("STONEGAME_TRANSPORT__TCP_KEEPALIVE", "2h")],
+    )
+    .unwrap();
+    assert_eq!(c.shutdown_grace, Duration::from_secs(90));
+    assert_eq!(c.transport.request_timeout, Duration::from_millis(250));
+    assert_eq!(c.transport.tcp_keepalive, Duration::from_secs(7200));
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    // A number without its unit, a TOML integer, and zero where zero
+    // would break the server: each refused, naming the key.
+    for (toml, vars, key) in [
+        (
+            "",
+            &[("STONEGAME_SHUTDOWN_GRACE", "10")][..],
+            "shutdown_grace",
+        ),
+        ("shutdown_grace = 10\n", &[][..], "shutdown_grace"),
+        (
+            "",
+            &[("STONEGAME_LIMITS__PLAY_MOVE_TIMEOUT", "0s")][..],
+            "play_move_timeout",
+        ),
+        (
+            "[transport]\nhttp2_keepalive_timeout = \"0s\"\n",
+            &[][..],
+            "http2_keepalive_timeout",
+        ),
+        (
+            "[limits]\nplay_move_timeout = \"50days\"\n",
+            &[][..],
+            "play_move_timeout",
+        ),
+        (
+            "",
+            &[("STONEGAME_TLS__RELOAD_INTERVAL", "10ms")][..],
+            "reload_interval",
+        ),
+    ] {
+        let e = load_file(toml, vars).unwrap_err().to_string();
+        assert!(e.contains(key), "{toml} {vars:?}: {e}");
+    }
+    let e = load_file("[limits]\nplay_move_timeout = \"0s\"\n", &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("more than 0"), "{e}");
+}
+
+/// Every key that was milliseconds still reads, from a file (nested
+/// tables) and from the environment (dotted keys), as the same
+/// configuration as its new key, with a warning naming both.
+#[test]
+fn deprecated_ms_keys_still_work_with_a_warning() {
+    for old in deprecated::MS_KEYS {
+        let new = deprecated::replacement(old).unwrap();
+        let var = |key: &str| format!("STONEGAME_{}", key.replace('.', "__").to_uppercase());
+        let mut expected =
+            Config::load(None, env(&[(&var(new), "1234ms")]), &Overrides::default()).unwrap();
+        assert!(expected.warnings.is_empty());
+        let from_env =
+            Config::load(None, env(&[(&var(old), "1234")]), &Overrides::default()).unwrap();
+        let (section, leaf) = match old.split_once('.') {
+            Some((section, leaf)) => (format!("[{section}]\n"), leaf),
+            None => (String::new(), old),
+        };
+        let from_file = load_file(&format!("{section}{leaf} = 1234\n"), &[]).unwrap();
+        for (c, origin, instead) in [
+            (&from_env, var(old), var(new)),
+            (&from_file, "c.toml".to_string(), format!("`{new}`")),
+        ] {
+            assert_eq!(c.warnings.len(), 1, "{old}: {:?}", c.warnings);
+            let warning = &c.warnings[0];
+            assert!(
+                warning.contains(&origin) && warning.contains(old) && warning.contains(&instead),
+                "{warning}"
+            );
+        }
+        for mut c in [from_env, from_file] {
+            c.warnings.clear();
+            expected.warnings.clear();
+            assert_eq!(c, expected, "{old}");
+        }
+    }
+    // The layers keep their order: the environment's new key beats the
+    // file's old one, and the environment's old key the file's new one.
+    let c = load_file(
+        "shutdown_grace_ms = 2500\n",
+        &[("STONEGAME_SHUTDOWN_GRACE", "3s")],
+    )
+    .unwrap();
+    assert_eq!(c.shutdown_grace, Duration::from_secs(3));
+    let c = load_file(
+        "shutdown_grace = \"3s\"\n",
+        &[("STONEGAME_SHUTDOWN_GRACE_MS", "100")],
+    )
+    .unwrap();
+    assert_eq!(c.shutdown_grace, Duration::from_millis(100));
+    // Both in one source; an old key that is not milliseconds; an old key
+    // whose value breaks the new key's bound: each names the key.
+    for (toml, vars, words) in [
+        (
+            "shutdown_grace_ms = 1\nshutdown_grace = \"1s\"\n",
+            &[][..],
+            &["given twice", "shutdown_grace_ms", "c.toml"][..],
+        ),
+        (
+            "",
+            &[
+                ("STONEGAME_TRANSPORT__TCP_KEEPALIVE_MS", "1"),
+                ("STONEGAME_TRANSPORT__TCP_KEEPALIVE", "1s"),
+            ][..],
+            &["given twice", "STONEGAME_TRANSPORT__TCP_KEEPALIVE_MS"][..],
+        ),
+        (
+            "shutdown_grace_ms = \"ten\"\n",
+            &[][..],
+            &["shutdown_grace_ms", "c.toml", "milliseconds"][..],
+        ),
+        (
+            "",
+            &[("STONEGAME_AUTH__RELOAD_INTERVAL_MS", "-5")][..],
+            &["auth.reload_interval_ms", "milliseconds"][..],
+        ),
+        (
+            "[limits]\nplay_move_timeout_ms = 0\n",
+            &[][..],
+            &["play_move_timeout", "more than 0"][..],
+        ),
+    ] {
+        let e = load_file(toml, vars).unwrap_err().to_string();
+        for word in words {
+            assert!(
+                e.contains(word),
+                "{toml} {vars:?}: `{word}` missing from {e}"
+            );
+        }
+    }
+}
+
+/// The optional settings are unset in the defaults, by an empty value
+/// (how a variable or a flag unsets one), and set by a value, from a file
+/// and the environment alike.
+#[test]
+fn optional_settings_are_options() {
+    let c = Config::defaults().unwrap();
+    assert_eq!(
+        (&c.tls.cert_file, &c.tls.key_file, &c.tls.client_ca_file),
+        (&None, &None, &None)
+    );
+    assert_eq!((&c.auth.tokens_file, &c.play.token_key), (&None, &None));
+    let unset: Vec<(String, &str)> = keys::OPTIONAL
+        .iter()
+        .chain(["metrics.listen"].iter())
+        .map(|k| {
+            (
+                format!("STONEGAME_{}", k.replace('.', "__").to_uppercase()),
+                "",
+            )
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = unset.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let c = Config::load(None, env(&pairs), &Overrides::default()).unwrap();
+    assert_eq!(c.metrics.listen, None);
+    assert_eq!(c.play.token_key, None);
+    assert!(!c.tls.enabled());
+    let c = load_file(
+        "[tls]\ncert_file = \"/c\"\nkey_file = \"/k\"\nclient_ca_file = \"/ca\"\n\
+         [auth]\ntokens_file = \"/t\"\n[play]\ntoken_key = \"0123456789abcdef0123456789abcdef\"\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(c.tls.cert_file, Some(PathBuf::from("/c")));
+    assert_eq!(c.tls.key_file, Some(PathBuf::from("/k")));
+    assert_eq!(c.tls.client_ca_file, Some(PathBuf::from("/ca")));
+    assert_eq!(c.auth.tokens_file, Some(PathBuf::from("/t")));
+    assert!(c.play.token_key.is_some());
+    let c = load_file("[tls]\ncert_file = \"\"\nkey_file = \"\"\n", &[]).unwrap();
+    assert!(!c.tls.enabled());
 }

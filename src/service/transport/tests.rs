@@ -9,7 +9,7 @@ fn config(max_connections: usize, handshake_ms: u64) -> TransportConfig {
         .expect("defaults")
         .transport;
     c.max_connections = NonZeroUsize::new(max_connections).expect("nonzero");
-    c.handshake_timeout_ms = handshake_ms;
+    c.handshake_timeout = Duration::from_millis(handshake_ms);
     c
 }
 
@@ -22,8 +22,8 @@ fn defaults_and_zero_limits() {
     assert_eq!(c.max_concurrent_streams.get(), 256);
     assert_eq!(c.max_header_list_size.get(), 16384);
     assert_eq!(c.max_connections.get(), 4096);
-    assert_eq!(c.handshake_timeout_ms, 10_000);
-    assert_eq!(c.request_timeout_ms, 0);
+    assert_eq!(c.handshake_timeout, Duration::from_secs(10));
+    assert_eq!(c.request_timeout, Duration::ZERO);
     let load = |k: &str, v: &str| {
         let env: HashMap<String, String> = [(
             format!("STONEGAME_TRANSPORT__{}", k.to_uppercase()),
@@ -37,22 +37,24 @@ fn defaults_and_zero_limits() {
         "max_header_list_size",
         "max_pending_accept_reset_streams",
         "max_local_error_reset_streams",
-        "http2_keepalive_timeout_ms",
         "max_connections",
     ] {
         let e = load(key, "0").expect_err(key);
         assert!(e.to_string().contains(key), "{key}: {e}");
         load(key, "1").expect(key);
     }
+    let e = load("http2_keepalive_timeout", "0s").expect_err("zero timeout");
+    assert!(e.to_string().contains("http2_keepalive_timeout"), "{e}");
+    load("http2_keepalive_timeout", "1ms").expect("1ms");
     // 0 turns these off.
     for key in [
-        "http2_keepalive_interval_ms",
-        "tcp_keepalive_ms",
-        "handshake_timeout_ms",
-        "http1_keepalive_timeout_ms",
-        "request_timeout_ms",
+        "http2_keepalive_interval",
+        "tcp_keepalive",
+        "handshake_timeout",
+        "http1_keepalive_timeout",
+        "request_timeout",
     ] {
-        load(key, "0").expect(key);
+        load(key, "0s").expect(key);
     }
     let e = load("max_streams", "1").expect_err("unknown key");
     assert!(e.to_string().contains("max_streams"), "{e}");
@@ -114,7 +116,7 @@ async fn the_deadline_ends_once_the_preface_is_read() {
 async fn http1_heads_are_timed_and_an_idle_connection_closes() {
     use tokio::io::AsyncWriteExt;
     let mut c = config(8, 40);
-    c.http1_keepalive_timeout_ms = 40;
+    c.http1_keepalive_timeout = Duration::from_millis(40);
     // A head that never ends: closed at the deadline.
     let (server, mut client) = tokio::io::duplex(256);
     let mut incoming = Incoming::new(futures::stream::iter(vec![Ok(server)]), &c, Arc::default());

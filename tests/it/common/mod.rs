@@ -22,9 +22,9 @@ use tonic::transport::Channel;
 pub fn config(f: impl FnOnce(&mut Config)) -> Config {
     let mut c = Config::defaults().expect("embedded defaults load");
     c.listen = "127.0.0.1:0".into();
-    c.metrics.listen = "127.0.0.1:0".into();
+    c.metrics.listen = Some("127.0.0.1:0".into());
     c.workers = 2;
-    c.shutdown_grace_ms = 2_000;
+    c.shutdown_grace = std::time::Duration::from_secs(2);
     f(&mut c);
     c
 }
