@@ -24,6 +24,7 @@ use futures::StreamExt;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_util::either::Either;
 use tokio_util::task::AbortOnDropHandle;
 use tonic::service::LayerExt;
 use tonic::service::interceptor::InterceptedService;
@@ -45,7 +46,6 @@ use super::state::{BoxStream, State};
 use super::tls::{self, Conn};
 use super::{check, generate, play, solve, suggest, tables, transport, web};
 
-/// The accepted connections, plaintext or after their TLS handshake.
 /// Accepted connections, plaintext or after their TLS handshake.
 type AcceptedConns =
     std::pin::Pin<Box<dyn futures::Stream<Item = Result<Conn, std::io::Error>> + Send>>;
@@ -353,7 +353,7 @@ async fn start_with_signal(
         )),
         None => Box::pin(
             transport::tcp_options(TcpIncoming::from(listener), &config.transport)
-                .map(|accepted| accepted.map(Conn::Plain)),
+                .map(|accepted| accepted.map(Either::Left)),
         ),
     };
     // At most transport.max_connections open, each with a deadline for the

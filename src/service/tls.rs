@@ -20,9 +20,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::sync::{Arc, RwLock};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::Stream;
@@ -33,17 +31,18 @@ use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
+use tokio_util::either::Either;
 use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use super::config::TlsConfig;
 use super::metrics::{Metrics, Reloaded};
 use super::reload::{self, Contents};
+use super::transport::Peer;
 
 /// How long a client may take to finish its TLS handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -307,81 +306,16 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Option<Tls>, T
     }))
 }
 
-/// A served connection: plaintext or TLS over TCP (counted by the
-/// transport's guard, `transport::Guarded`).
-#[derive(Debug)]
-pub enum Conn {
-    /// Plaintext (no `tls.*`).
-    Plain(TcpStream),
-    /// After a successful handshake.
-    Tls(Box<TlsStream<TcpStream>>),
-}
+/// A served connection: plaintext (no `tls.*`), or TLS over TCP after a
+/// successful handshake (counted by the transport's guard,
+/// `transport::Guarded`); tokio-util's `Either` forwards the I/O.
+pub type Conn = Either<TcpStream, Box<TlsStream<TcpStream>>>;
 
-impl Connected for Conn {
-    type ConnectInfo = TcpConnectInfo;
-
-    fn connect_info(&self) -> TcpConnectInfo {
+impl Peer for Conn {
+    fn peer(&self) -> TcpConnectInfo {
         match self {
-            Conn::Plain(io) => io.connect_info(),
-            Conn::Tls(io) => io.get_ref().0.connect_info(),
-        }
-    }
-}
-
-impl AsyncRead for Conn {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(io) => Pin::new(io).poll_read(cx, buf),
-            Conn::Tls(io) => Pin::new(io.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Conn {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Conn::Plain(io) => Pin::new(io).poll_write(cx, buf),
-            Conn::Tls(io) => Pin::new(io.as_mut()).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Conn::Plain(io) => Pin::new(io).poll_write_vectored(cx, bufs),
-            Conn::Tls(io) => Pin::new(io.as_mut()).poll_write_vectored(cx, bufs),
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        match self {
-            Conn::Plain(io) => io.is_write_vectored(),
-            Conn::Tls(io) => io.is_write_vectored(),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(io) => Pin::new(io).poll_flush(cx),
-            Conn::Tls(io) => Pin::new(io.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(io) => Pin::new(io).poll_shutdown(cx),
-            Conn::Tls(io) => Pin::new(io.as_mut()).poll_shutdown(cx),
+            Either::Left(io) => io.connect_info(),
+            Either::Right(io) => io.get_ref().0.connect_info(),
         }
     }
 }
@@ -420,7 +354,7 @@ pub fn incoming(
             tokio::spawn(async move {
                 match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
                     Ok(Ok(tls)) => {
-                        let _ = tx.send(Ok(Conn::Tls(Box::new(tls)))).await;
+                        let _ = tx.send(Ok(Either::Right(Box::new(tls)))).await;
                     }
                     Ok(Err(e)) => {
                         let reason = HandshakeFailure::of(&e);

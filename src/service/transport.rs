@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Sleep;
 use tonic::transport::Server;
-use tonic::transport::server::{Connected, TcpIncoming};
+use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 
 pub use super::conn_watch::PREFACE_BYTES;
 use super::conn_watch::{ConnWatch, Deadline, Limits as WatchLimits};
@@ -266,11 +266,18 @@ impl<IO> Drop for Guarded<IO> {
     }
 }
 
-impl<IO: Connected> Connected for Guarded<IO> {
-    type ConnectInfo = IO::ConnectInfo;
+/// What tonic learns of a served connection's peer (its `Connected`
+/// info, e.g. for `Request::remote_addr`).
+pub trait Peer {
+    /// The TCP addresses of the connection.
+    fn peer(&self) -> TcpConnectInfo;
+}
 
-    fn connect_info(&self) -> Self::ConnectInfo {
-        self.io.connect_info()
+impl<IO: Peer> Connected for Guarded<IO> {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.io.peer()
     }
 }
 
