@@ -365,14 +365,14 @@ async fn start_with_signal(
     ));
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<Served>().await;
-    let reflection_v1 = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
-    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1alpha()?;
+    // Reflection describes StoneGame and health, in both versions.
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let (reflection_v1, reflection_v1alpha) =
+        (reflection().build_v1()?, reflection().build_v1alpha()?);
     let service = StoneGameServer::new(StoneGameService::new(Arc::clone(&state)))
         .max_decoding_message_size(config.limits.max_message_bytes.get());
     // Only StoneGame's RPCs need a token: health and reflection stay open
@@ -406,9 +406,7 @@ async fn start_with_signal(
     let mut builder = builder
         .layer(tower::util::option_layer(web::cors(&config.web)))
         .layer(tower::util::option_layer(web::page::layer(config.web.page)))
-        .layer(web::connect::ConnectLayer::new(
-            config.limits.max_message_bytes.get(),
-        ))
+        .layer(web::connect::layer(config.limits.max_message_bytes.get()))
         .layer(web::protocol::layer(Arc::clone(&state.metrics)))
         .layer(tonic_web::GrpcWebLayer::new());
     if let Some(age) = transport::nonzero(config.max_connection_age) {

@@ -37,28 +37,14 @@ const SERVICE_PATH: &str = "/stonegame.v1.StoneGame/";
 /// The unary methods (Connect's unary form carries only these).
 const UNARY: [&str; 1] = ["SuggestMove"];
 
-/// The layer of [`Connect`].
-#[derive(Debug, Clone, Copy)]
-pub struct ConnectLayer {
-    max_request_bytes: usize,
-}
-
-impl ConnectLayer {
-    /// JSON request bodies of at most `max_request_bytes` (as
-    /// `limits.max_message_bytes` bounds a gRPC message).
-    pub fn new(max_request_bytes: usize) -> ConnectLayer {
-        ConnectLayer { max_request_bytes }
-    }
-}
-
-impl<S> tower::Layer<S> for ConnectLayer {
-    type Service = Connect<S>;
-    fn layer(&self, inner: S) -> Connect<S> {
-        Connect {
-            inner,
-            max_request_bytes: self.max_request_bytes,
-        }
-    }
+/// The layer of [`Connect`]: JSON request bodies of at most
+/// `max_request_bytes` (as `limits.max_message_bytes` bounds a gRPC
+/// message).
+pub fn layer<S>(max_request_bytes: usize) -> impl tower::Layer<S, Service = Connect<S>> + Clone {
+    tower::layer::layer_fn(move |inner| Connect {
+        inner,
+        max_request_bytes,
+    })
 }
 
 /// Serves the unary StoneGame methods as Connect JSON, passes every other
