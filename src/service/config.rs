@@ -390,73 +390,63 @@ impl Config {
     /// The bounds the types do not hold (zero limits are refused by their
     /// `NonZero*` types while loading).
     fn check(&self) -> Result<(), ConfigError> {
-        if self.limits.max_piles.get() > crate::core::MAX_PILES {
-            return Err(ConfigError::Value {
-                key: "limits.max_piles",
-                problem: format!(
-                    "is {}, more than the core's limit of {}",
-                    self.limits.max_piles,
-                    crate::core::MAX_PILES
-                ),
-            });
+        use crate::core::MAX_PILES;
+        use crate::service::play_token::MIN_KEY_BYTES;
+        let fail = |key, problem: String| Err(ConfigError::Value { key, problem });
+        let max_piles = self.limits.max_piles.get();
+        if max_piles > MAX_PILES {
+            return fail(
+                "limits.max_piles",
+                format!("is {max_piles}, more than the core's limit of {MAX_PILES}"),
+            );
         }
-        if self.limits.max_table_piles.get() > u32::MAX as usize {
-            return Err(ConfigError::Value {
-                key: "limits.max_table_piles",
-                problem: "must fit in 32 bits".into(),
-            });
+        if u32::try_from(self.limits.max_table_piles.get()).is_err() {
+            return fail("limits.max_table_piles", "must fit in 32 bits".into());
         }
         if let Err(e) = super::telemetry::parse_filter(&self.log.filter) {
-            return Err(ConfigError::Value {
-                key: "log.filter",
-                problem: format!(
+            return fail(
+                "log.filter",
+                format!(
                     "{e} (tracing-subscriber EnvFilter directives, e.g. `info` or \
                      `stonegame=debug,warn`)"
                 ),
-            });
+            );
         }
         if let Some(key) = &self.play.token_key
-            && key.len() < crate::service::play_token::MIN_KEY_BYTES
+            && key.len() < MIN_KEY_BYTES
         {
-            return Err(ConfigError::Value {
-                key: "play.token_key",
-                problem: format!(
-                    "is {} bytes long; it needs at least {} (e.g. `openssl rand -hex 32`), or \
-                     leave it unset for a random key per process",
-                    key.len(),
-                    crate::service::play_token::MIN_KEY_BYTES
+            return fail(
+                "play.token_key",
+                format!(
+                    "is {} bytes long; it needs at least {MIN_KEY_BYTES} (e.g. `openssl rand -hex \
+                     32`), or leave it unset for a random key per process",
+                    key.len()
                 ),
-            });
+            );
         }
         if let Err(problem) = self.web.check() {
-            return Err(ConfigError::Value {
-                key: "web.cors_allowed_origins",
-                problem,
-            });
+            return fail("web.cors_allowed_origins", problem);
         }
-        let tls = &self.tls;
-        match (&tls.cert_file, &tls.key_file) {
-            (Some(_), None) => {
-                return Err(ConfigError::Value {
-                    key: "tls.key_file",
-                    problem: "is unset while tls.cert_file is set (set both, or neither)".into(),
-                });
-            }
-            (None, Some(_)) => {
-                return Err(ConfigError::Value {
-                    key: "tls.cert_file",
-                    problem: "is unset while tls.key_file is set (set both, or neither)".into(),
-                });
-            }
-            _ => {}
+        let both = "(set both, or neither)";
+        match (
+            &self.tls.cert_file,
+            &self.tls.key_file,
+            &self.tls.client_ca_file,
+        ) {
+            (Some(_), None, _) => fail(
+                "tls.key_file",
+                format!("is unset while tls.cert_file is set {both}"),
+            ),
+            (None, Some(_), _) => fail(
+                "tls.cert_file",
+                format!("is unset while tls.key_file is set {both}"),
+            ),
+            (None, None, Some(_)) => fail(
+                "tls.client_ca_file",
+                "is set without tls.cert_file and tls.key_file (mTLS needs TLS)".into(),
+            ),
+            _ => Ok(()),
         }
-        if tls.client_ca_file.is_some() && tls.cert_file.is_none() {
-            return Err(ConfigError::Value {
-                key: "tls.client_ca_file",
-                problem: "is set without tls.cert_file and tls.key_file (mTLS needs TLS)".into(),
-            });
-        }
-        Ok(())
     }
 }
 
