@@ -42,7 +42,7 @@ use super::server_arg::ServerArg;
 use crate::client::web::WebProtocol;
 use crate::client::{
     ClientError, LoadReport, LoadRpc, LoadSpec, Notice, ReplicaStats, RetryPolicy, SelfPlayReport,
-    SolveOptions, Target, loadtest_with, selfplay_with, solve_case,
+    SolveOptions, TableCodes, Target, loadtest_with, selfplay_with, solve_case,
 };
 use crate::core::Move;
 use crate::core::Variant;
@@ -214,28 +214,7 @@ pub struct LoadtestArgs {
     /// per client; the server must be one http://HOST:PORT): runs the same
     /// test over gRPC first and prints both and their ratio.
     #[arg(long, value_enum, default_value = "grpc")]
-    pub protocol: ProtocolArg,
-}
-
-/// The protocol `client loadtest` speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProtocolArg {
-    /// gRPC over HTTP/2.
-    Grpc,
-    /// gRPC-Web over HTTP/1.1.
-    GrpcWeb,
-    /// Connect's unary JSON over HTTP/1.1.
-    Json,
-}
-
-impl From<ProtocolArg> for WebProtocol {
-    fn from(p: ProtocolArg) -> WebProtocol {
-        match p {
-            ProtocolArg::Grpc => WebProtocol::Grpc,
-            ProtocolArg::GrpcWeb => WebProtocol::GrpcWeb,
-            ProtocolArg::Json => WebProtocol::Json,
-        }
-    }
+    pub protocol: WebProtocol,
 }
 
 /// Runs the command.
@@ -500,15 +479,13 @@ async fn run_tables(args: TablesArgs) -> ExitCode {
     let n = codes.n;
     let mut out = io::BufWriter::new(io::stdout().lock());
     let printed = (|| -> io::Result<()> {
-        writeln!(out, "# left[i][j] (1-based), row i lists j = i..{n}")?;
-        for i in 0..n {
-            let row: Vec<String> = (i..n).map(|j| codes.left(i, j).to_string()).collect();
-            writeln!(out, "left[{}]: {}", i + 1, row.join(" "))?;
-        }
-        writeln!(out, "# right[i][j] (1-based), row i lists j = i..{n}")?;
-        for i in 0..n {
-            let row: Vec<String> = (i..n).map(|j| codes.right(i, j).to_string()).collect();
-            writeln!(out, "right[{}]: {}", i + 1, row.join(" "))?;
+        let left = TableCodes::left as fn(&TableCodes, usize, usize) -> u64;
+        for (name, entry) in [("left", left), ("right", TableCodes::right)] {
+            writeln!(out, "# {name}[i][j] (1-based), row i lists j = i..{n}")?;
+            for i in 0..n {
+                let row: Vec<String> = (i..n).map(|j| entry(&codes, i, j).to_string()).collect();
+                writeln!(out, "{name}[{}]: {}", i + 1, row.join(" "))?;
+            }
         }
         out.flush()
     })();
@@ -537,7 +514,7 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
         max_pile: args.max_pile,
         strength: args.strength,
         rate: args.rate,
-        protocol: args.protocol.into(),
+        protocol: args.protocol,
     };
     let builder = match args.server.builder() {
         Ok(b) => b,
@@ -552,67 +529,55 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
             Err(e) => fail(e),
         };
     }
-    if rpc == LoadRpc::Play {
-        // The floor first, with the same clients and connections.
-        if let Err(e) = spec.validate() {
-            return fail(e);
-        }
-        let floor_spec = LoadSpec {
+    // Play: the health floor first, with the same clients and connections;
+    // another protocol: native gRPC first, the same requests. The ratio is
+    // the figure.
+    let baseline = if rpc == LoadRpc::Play {
+        Some(LoadSpec {
             rpc: LoadRpc::Health,
             ..spec.clone()
-        };
-        let floor = match loadtest_with(&builder, &floor_spec).await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        println!("{}", loadtest_line(&floor_spec, &floor));
-        return match loadtest_with(&builder, &spec).await {
-            Ok(r) => {
-                println!("{}", loadtest_line(&spec, &r));
-                println!(
-                    "Play / Health: {:.0} % (bot replies per second over the health check's QPS, \
-                     same clients)",
-                    100.0 * r.qps() / floor.qps()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(e),
-        };
-    }
-    if spec.protocol != WebProtocol::Grpc {
-        // Native gRPC first, the same requests: the ratio is the figure.
-        if let Err(e) = spec.validate() {
-            return fail(e);
-        }
-        let native_spec = LoadSpec {
+        })
+    } else if spec.protocol != WebProtocol::Grpc {
+        Some(LoadSpec {
             protocol: WebProtocol::Grpc,
             ..spec.clone()
-        };
-        let native = match loadtest_with(&builder, &native_spec).await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        println!("{}", loadtest_line(&native_spec, &native));
-        return match loadtest_with(&builder, &spec).await {
-            Ok(r) => {
-                println!("{}", loadtest_line(&spec, &r));
-                println!(
-                    "{} / grpc: {:.0} % (QPS over native gRPC's, same requests)",
-                    spec.protocol.name(),
-                    100.0 * r.qps() / native.qps()
-                );
-                ExitCode::SUCCESS
+        })
+    } else {
+        None
+    };
+    let base = match baseline {
+        Some(base_spec) => {
+            if let Err(e) = spec.validate() {
+                return fail(e);
             }
-            Err(e) => fail(e),
-        };
-    }
-    match loadtest_with(&builder, &spec).await {
-        Ok(r) => {
-            println!("{}", loadtest_line(&spec, &r));
-            ExitCode::SUCCESS
+            match loadtest_with(&builder, &base_spec).await {
+                Ok(r) => {
+                    println!("{}", loadtest_line(&base_spec, &r));
+                    Some(r)
+                }
+                Err(e) => return fail(e),
+            }
         }
-        Err(e) => fail(e),
+        None => None,
+    };
+    let r = match loadtest_with(&builder, &spec).await {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    println!("{}", loadtest_line(&spec, &r));
+    if let Some(base) = base {
+        let ratio = 100.0 * r.qps() / base.qps();
+        if rpc == LoadRpc::Play {
+            println!(
+                "Play / Health: {ratio:.0} % (bot replies per second over the health check's \
+                 QPS, same clients)"
+            );
+        } else {
+            let name = spec.protocol.name();
+            println!("{name} / grpc: {ratio:.0} % (QPS over native gRPC's, same requests)");
+        }
     }
+    ExitCode::SUCCESS
 }
 
 /// The line of `client loadtest --rpc play-self`.

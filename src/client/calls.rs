@@ -92,11 +92,6 @@ pub struct Client {
 const CALL_ATTEMPTS: u32 = 3;
 
 impl Client {
-    /// A client over an existing channel (one server).
-    pub fn from_channel(channel: Channel) -> Client {
-        Client::from_channel_with_token(channel, AddToken::default())
-    }
-
     /// A client over an existing channel (one server), sending `token`.
     pub fn from_channel_with_token(channel: Channel, token: AddToken) -> Client {
         let target = Target::Single("(channel)".into());

@@ -8,10 +8,11 @@ use std::time::Duration;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Which protocol a load test speaks.
+/// Which protocol a load test speaks (also `client loadtest --protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum WebProtocol {
-    /// gRPC over HTTP/2 (the [`super::calls::Client`]).
+    /// gRPC over HTTP/2.
     #[default]
     Grpc,
     /// gRPC-Web over HTTP/1.1.

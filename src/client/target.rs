@@ -158,13 +158,8 @@ impl fmt::Display for Target {
         match self {
             Target::Single(url) => f.write_str(url),
             Target::Balanced(sources) => {
-                for (i, s) in sources.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{s}")?;
-                }
-                Ok(())
+                let entries: Vec<String> = sources.iter().map(Source::to_string).collect();
+                f.write_str(&entries.join(","))
             }
         }
     }

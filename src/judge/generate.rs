@@ -239,7 +239,7 @@ impl GenError {
 }
 
 /// Number of rows of 1 ..= max_n piles of 1 ..= max_a stones, if it fits.
-fn exhaustive_rows(max_n: u64, max_a: u64) -> Option<u64> {
+pub fn exhaustive_rows(max_n: u64, max_a: u64) -> Option<u64> {
     let (mut total, mut layer) = (0u64, 1u64);
     for _ in 0..max_n {
         layer = layer.checked_mul(max_a)?;

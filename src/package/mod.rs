@@ -29,7 +29,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::core::{MAX_PILE, MAX_PILES, ValidRow, Variant, first_player_wins};
-use crate::judge::generate::{Family, GenError, GenSpec, generate};
+use crate::judge::generate::{Family, GenError, GenSpec, exhaustive_rows, generate};
 
 /// The largest `max_n` of an interactive package: the interactor keeps two
 /// n × n tables of 8-byte entries per game (n = 3000: 144 MB).
@@ -225,20 +225,13 @@ impl PackageSpec {
         }
     }
 
-    fn variant_name(&self) -> &'static str {
-        match self.variant {
-            Variant::TwoEnds => "two-ends",
-            Variant::Leftmost => "leftmost",
-        }
-    }
-
     /// The `uuid` of `problem.yaml`: 128 bits hashed from the parameters (a
     /// version-8 UUID), so the same parameters give the same package.
     pub fn uuid(&self) -> String {
         let key = format!(
             "stonegame package|{}|{}|{}|{}|{}|{}|{}|{}",
             self.interactive,
-            self.variant_name(),
+            self.variant.name(),
             self.cases,
             self.max_n,
             self.max_a,
@@ -391,7 +384,7 @@ impl PackageSpec {
              license: cc by-sa\n\
              rights_owner: the stonegame authors\n\
              limits:\n  time_limit: {tl}\n  memory: 1024\n",
-            variant = self.variant_name(),
+            variant = self.variant.name(),
             interactive = if self.interactive {
                 ", interactive"
             } else {
@@ -412,7 +405,7 @@ impl PackageSpec {
         }
         cmd.push_str(&format!(
             " --variant {} --cases {} --max-n {} --max-a {} --seed {} --time-limit {}",
-            self.variant_name(),
+            self.variant.name(),
             self.cases,
             self.max_n,
             self.max_a,
@@ -597,7 +590,7 @@ impl PackageSpec {
                 s.max_n,
                 s.max_a,
                 s.seed,
-                self.variant_name(),
+                self.variant.name(),
                 if self.interactive {
                     ""
                 } else {
@@ -662,16 +655,6 @@ mod assets {
     pub const I_RANDOM: &str = include_str!("assets/interactive/wrong_answer/random_player.py");
     pub const I_PROTOCOL: &str =
         include_str!("assets/interactive/wrong_answer/protocol_violation.py");
-}
-
-/// Number of rows of 1 ..= k piles of 1 ..= a stones, if it fits.
-fn exhaustive_rows(k: u64, a: u64) -> Option<u64> {
-    let (mut total, mut layer) = (0u64, 1u64);
-    for _ in 0..k {
-        layer = layer.checked_mul(a)?;
-        total = total.checked_add(layer)?;
-    }
-    Some(total)
 }
 
 /// A YAML double-quoted scalar.
