@@ -51,7 +51,7 @@ use crate::ojformat::{OjError, OjReader};
 use crate::wire::pb;
 
 use super::suggest::parse_piles;
-use super::{fail, open_input};
+use super::{CliResult, exit, fail, open_input};
 
 /// Client subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -228,12 +228,12 @@ pub fn run(cmd: ClientCommand) -> ExitCode {
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
     match cmd {
-        ClientCommand::Solve(args) => run_solve(&runtime, args),
-        ClientCommand::Suggest(args) => runtime.block_on(run_suggest(args)),
-        ClientCommand::Tables(args) => runtime.block_on(run_tables(args)),
-        ClientCommand::Loadtest(args) => runtime.block_on(run_loadtest(args)),
+        ClientCommand::Solve(args) => exit(run_solve(&runtime, args)),
+        ClientCommand::Suggest(args) => exit(runtime.block_on(run_suggest(args))),
+        ClientCommand::Tables(args) => exit(runtime.block_on(run_tables(args))),
+        ClientCommand::Loadtest(args) => exit(runtime.block_on(run_loadtest(args))),
         ClientCommand::Check(args) => run_check(&runtime, &args),
-        ClientCommand::Gen(args) => run_gen(&runtime, &args),
+        ClientCommand::Gen(args) => exit(run_gen(&runtime, &args)),
         ClientCommand::Play(args) => super::client_play::run(&runtime, &args),
         ClientCommand::Health(args) => runtime.block_on(run_health(args)),
     }
@@ -280,21 +280,16 @@ enum RemoteSolveError {
     Output(#[from] io::Error),
 }
 
-fn run_solve(runtime: &tokio::runtime::Runtime, args: SolveArgs) -> ExitCode {
-    let input = match open_input(args.file.as_deref()) {
-        Ok(i) => i,
-        Err(e) => {
-            let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
-            return fail(format!("cannot open {name}: {e}"));
-        }
-    };
+fn run_solve(runtime: &tokio::runtime::Runtime, args: SolveArgs) -> CliResult {
+    let input = open_input(args.file.as_deref()).map_err(|e| {
+        let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
+        format!("cannot open {name}: {e}")
+    })?;
     match solve_remote(runtime, input, &args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(RemoteSolveError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
+        Err(RemoteSolveError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        result => result?,
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One replica's line of `client solve --stats`.
@@ -422,60 +417,37 @@ fn solve_remote(
     }
 }
 
-async fn run_suggest(args: SuggestArgs) -> ExitCode {
-    let piles = match parse_piles(&args.piles) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
+async fn run_suggest(args: SuggestArgs) -> CliResult {
+    let piles = parse_piles(&args.piles)?;
     let variant: Variant = args.variant;
     let n = piles.len();
-    let result = async {
-        let mut client = args.server.connect().await?;
-        client
-            .suggest(piles, variant, args.strength, args.seed)
-            .await
+    let mut client = args.server.connect().await?;
+    let r = (client.suggest(piles, variant, args.strength, args.seed)).await?;
+    println!("variant: {variant}");
+    println!("piles: {n}");
+    if r.mover_wins {
+        println!("verdict: 1 (the player to move wins)");
+    } else {
+        println!("verdict: 0 (the player to move loses against perfect play)");
     }
-    .await;
-    match result {
-        Ok(r) => {
-            println!("variant: {variant}");
-            println!("piles: {n}");
-            if r.mover_wins {
-                println!("verdict: 1 (the player to move wins)");
-            } else {
-                println!("verdict: 0 (the player to move loses against perfect play)");
-            }
-            for m in r
-                .winning_moves
-                .iter()
-                .filter_map(|m| Move::try_from(m).ok())
-            {
-                println!("winning move: {m}");
-            }
-            if let Some(m) = r.chosen.as_ref().and_then(|m| Move::try_from(m).ok()) {
-                println!("chosen move: {m}");
-            }
-            println!("explanation: {}", r.explanation);
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
+    for m in r
+        .winning_moves
+        .iter()
+        .filter_map(|m| Move::try_from(m).ok())
+    {
+        println!("winning move: {m}");
     }
+    if let Some(m) = r.chosen.as_ref().and_then(|m| Move::try_from(m).ok()) {
+        println!("chosen move: {m}");
+    }
+    println!("explanation: {}", r.explanation);
+    Ok(ExitCode::SUCCESS)
 }
 
-async fn run_tables(args: TablesArgs) -> ExitCode {
-    let piles = match parse_piles(&args.piles) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    let result = async {
-        let mut client = args.server.connect().await?;
-        client.tables(piles, args.chunk_rows).await
-    }
-    .await;
-    let codes = match result {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
+async fn run_tables(args: TablesArgs) -> CliResult {
+    let piles = parse_piles(&args.piles)?;
+    let mut client = args.server.connect().await?;
+    let codes = client.tables(piles, args.chunk_rows).await?;
     let n = codes.n;
     let mut out = io::BufWriter::new(io::stdout().lock());
     let printed = (|| -> io::Result<()> {
@@ -490,13 +462,14 @@ async fn run_tables(args: TablesArgs) -> ExitCode {
         out.flush()
     })();
     match printed {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(format!("cannot write the tables: {e}")),
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write the tables: {e}").into())
+        }
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 
-async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
+async fn run_loadtest(args: LoadtestArgs) -> CliResult {
     let (rpc, default_concurrency) = match args.rpc {
         LoadRpcArg::Suggest => (LoadRpc::Suggest, 32),
         LoadRpcArg::Health => (LoadRpc::Health, 32),
@@ -516,18 +489,11 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
         rate: args.rate,
         protocol: args.protocol,
     };
-    let builder = match args.server.builder() {
-        Ok(b) => b,
-        Err(e) => return fail(e),
-    };
+    let builder = args.server.builder()?;
     if self_play {
-        return match selfplay_with(&builder, &spec).await {
-            Ok(r) => {
-                println!("{}", selfplay_line(&spec, &r));
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(e),
-        };
+        let r = selfplay_with(&builder, &spec).await?;
+        println!("{}", selfplay_line(&spec, &r));
+        return Ok(ExitCode::SUCCESS);
     }
     // Play: the health floor first, with the same clients and connections;
     // another protocol: native gRPC first, the same requests. The ratio is
@@ -547,23 +513,14 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
     };
     let base = match baseline {
         Some(base_spec) => {
-            if let Err(e) = spec.validate() {
-                return fail(e);
-            }
-            match loadtest_with(&builder, &base_spec).await {
-                Ok(r) => {
-                    println!("{}", loadtest_line(&base_spec, &r));
-                    Some(r)
-                }
-                Err(e) => return fail(e),
-            }
+            spec.validate()?;
+            let r = loadtest_with(&builder, &base_spec).await?;
+            println!("{}", loadtest_line(&base_spec, &r));
+            Some(r)
         }
         None => None,
     };
-    let r = match loadtest_with(&builder, &spec).await {
-        Ok(r) => r,
-        Err(e) => return fail(e),
-    };
+    let r = loadtest_with(&builder, &spec).await?;
     println!("{}", loadtest_line(&spec, &r));
     if let Some(base) = base {
         let ratio = 100.0 * r.qps() / base.qps();
@@ -577,7 +534,7 @@ async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
             println!("{name} / grpc: {ratio:.0} % (QPS over native gRPC's, same requests)");
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The line of `client loadtest --rpc play-self`.
@@ -676,26 +633,15 @@ enum RemoteGenError {
     Answers(io::Error),
 }
 
-fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> ExitCode {
+fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> CliResult {
     let spec = super::generate::spec(&args.gen_args);
     // Bad parameters are reported as offline, before any file is created.
-    if let Err(e) = spec.validate() {
-        return fail(e);
-    }
-    let mut stream = match runtime.block_on(async {
+    spec.validate()?;
+    let mut stream = runtime.block_on(async {
         let mut client = args.server.connect().await?;
         client.generate(&spec).await
-    }) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let mut answers = match &args.gen_args.answers {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Some(io::BufWriter::with_capacity(1 << 16, f)),
-            Err(e) => return fail(format!("cannot create {}: {e}", path.display())),
-        },
-        None => None,
-    };
+    })?;
+    let mut answers = super::generate::create_answers(&args.gen_args)?;
     let mut input = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let result = (|| -> Result<(), RemoteGenError> {
         while let Some(chunk) = runtime
@@ -717,8 +663,8 @@ fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> ExitCode 
         Ok(())
     })();
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(RemoteGenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+        Err(RemoteGenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        result => result?,
     }
+    Ok(ExitCode::SUCCESS)
 }

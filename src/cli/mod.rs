@@ -85,6 +85,14 @@ pub fn open_input(path: Option<&std::path::Path>) -> std::io::Result<Box<dyn std
     })
 }
 
+/// What a command returns: its exit code, or the error [`exit`] reports.
+pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+/// The exit code of a command's result: an error is reported by [`fail`].
+pub fn exit(result: CliResult) -> ExitCode {
+    result.unwrap_or_else(fail)
+}
+
 /// Prints `error: {msg}` on stderr and returns exit code 1.
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("stonegame: error: {msg}");
