@@ -13,28 +13,15 @@
 //! if asked, the expected `0`/`1` lines, solved in parallel batches), so a
 //! large file is never held whole in memory.
 //!
-//! # Families
-//!
-//! * `random` — n uniform in 1 ..= max_n, piles uniform in 1 ..= max_a;
-//! * `tiny` — like `random` with piles in 1 ..= min(3, max_a);
-//! * `near` — every pile of a row is `b` or `b + 1` for a random `b`;
-//! * `palindrome` — rows that read the same from both ends;
-//! * `max` — n = max_n; case 1 is all `max_a`, the others take piles among
-//!   the three largest values `max_a − 2 ..= max_a`;
-//! * `planted` — cases come in pairs, one first-player loss and one
-//!   near-miss, in random order (so exactly half the cases are losses, give
-//!   or take one). A loss is `(t, tail…)` for a random tail of 1 ..= max_n − 1
-//!   piles: for `two-ends`, `t = left[2][n]` ([`plant_loss`]); for
-//!   `leftmost`, `t = 1` after a winning tail (docs/game.md §2: a row is lost iff
-//!   `a_1 = 1` and the rest is won). A near-miss is the same row with `a_1`
-//!   one off `t` (when `max_a = 1` leaves no room, the bare tail, also a win).
-//!   Needs max_n ≥ 2: a single pile is always a win.
-//! * `exhaustive` — every row of 1 ..= max_n piles of 1 ..= max_a stones, by
-//!   length, then lexicographically. `cases` is a cap the caller must allow:
-//!   the file holds exactly Σ max_a^k rows (k = 1 ..= max_n), and it is an
-//!   error if that exceeds `cases`.
-//! * `hack` — blocks of rows that known wrong solutions answer wrongly, mixed
-//!   with planted losses and near-misses; see [below](#the-hack-family).
+//! The families ([`Family`], one per `--family` value) and their
+//! guarantees are described in docs/judging.md, "Generating tests"; the one
+//! that needs more than a line is `hack`, below. `planted` makes a loss
+//! `(t, tail…)` from a random tail of 1 ..= max_n − 1 piles (two-ends:
+//! `t = left[2][n]`, [`plant_loss`]; leftmost: `t = 1` after a winning tail,
+//! docs/game.md §2) and a near-miss with `a_1` one off `t` (the bare tail
+//! when `max_a = 1`), in pairs in random order. `exhaustive` holds exactly
+//! Σ max_a^k rows (k = 1 ..= max_n), by length then lexicographically; more
+//! than `cases` is an error.
 //!
 //! # The hack family
 //!
