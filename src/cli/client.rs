@@ -1,34 +1,16 @@
-//! `stonegame client …`: talks to a running service.
+//! `stonegame client …`: talks to a running service, one subcommand per
+//! RPC ([`ClientCommand`]). `solve`, `check` and `gen` give the output,
+//! messages and exit codes of their offline commands (`check`: a server
+//! that cannot be reached, refuses the call or whose name does not resolve
+//! is `FAIL …`, exit 3); `play` is the terminal game of `stonegame play`
+//! over the Play RPC ([`super::client_play`]); `health` exits 0 when
+//! SERVING (an exec probe that speaks TLS).
 //!
-//! * `solve` — OJ-format input judged remotely, with the same output, error
-//!   messages and exit codes as the offline `stonegame solve`;
-//! * `suggest` — SuggestMove on one position;
-//! * `tables` — the `left` / `right` tables of a row;
-//! * `loadtest` — QPS and latency percentiles of SuggestMove (or health),
-//!   closed loop or open loop at a fixed rate (`--rate`); bot replies per
-//!   second in Play games beside the health floor (`--rpc play`) and the
-//!   time per move of self-played games (`--rpc play-self`);
-//! * `check` — the Check RPC, with the verdict line and testlib exit code of
-//!   the offline `stonegame check` (a server that cannot be reached or
-//!   refuses the call is `FAIL …`, exit 3, like an unreadable file);
-//! * `play` — the terminal game of `stonegame play` over the Play RPC
-//!   (resumed on another stream if the replica fails; [`super::client_play`]);
-//! * `gen` — the Generate RPC, writing exactly the bytes of the offline
-//!   `stonegame gen` (input on stdout, answers to `--answers FILE`);
-//! * `health` — grpc.health.v1, exit 0 when SERVING (an exec probe that
-//!   speaks TLS).
-//!
-//! Every command takes the TLS flags (`--tls-ca`, `--tls-cert`,
-//! `--tls-key`, `--tls-server-name`; an `https://` server turns TLS on) and
-//! the bearer token (`--token-file FILE`, else `STONEGAME_TOKEN`)
-//! ([`ServerArg`], docs/security.md).
-//!
-//! Every command's `--server` is one URL, a comma-separated list of URLs or
-//! `dns:///HOST:PORT` (all the name's addresses); a malformed value or a
-//! name that does not resolve is an error, exit 1 (`check`: FAIL, exit 3,
-//! for a name that does not resolve, like a server that cannot be reached).
-//! `solve` spreads its batches over every replica and resends those of a
-//! replica that fails (docs/replicas.md).
+//! Every command takes the TLS flags and the bearer token ([`ServerArg`],
+//! docs/security.md). `--server` is one URL, a comma-separated list of URLs
+//! or `dns:///HOST:PORT`; a malformed value or a name that does not
+//! resolve is an error, exit 1. `solve` spreads its batches over every
+//! replica and resends those of a replica that fails (docs/replicas.md).
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -171,23 +171,22 @@ impl Budget {
     /// A budget of `max` Play sessions (a game lasts seconds to minutes:
     /// the retry hint is its floor).
     pub fn play_sessions(max: u64) -> Arc<Budget> {
-        Arc::new(Budget {
-            unit: PLAY_SESSIONS,
-            max,
-            used: AtomicU64::new(0),
-            per_ms: 1,
-            min_retry_ms: 1_000,
-        })
+        Budget::with_floor(PLAY_SESSIONS, max, 1, 1_000)
     }
 
     /// A budget of `max` units, `per_ms` of which finish per millisecond.
     pub fn new(unit: &'static str, max: u64, per_ms: u64) -> Arc<Budget> {
+        Budget::with_floor(unit, max, per_ms, 50)
+    }
+
+    /// [`Budget::new`] with the shortest retry hint.
+    fn with_floor(unit: &'static str, max: u64, per_ms: u64, min_retry_ms: u64) -> Arc<Budget> {
         Arc::new(Budget {
             unit,
             max,
             used: AtomicU64::new(0),
             per_ms: per_ms.max(1),
-            min_retry_ms: 50,
+            min_retry_ms,
         })
     }
 
@@ -348,9 +347,7 @@ impl Cancellation {
     /// work ("the check").
     pub fn status(&self, what: &str) -> Status {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            Status::deadline_exceeded(format!(
-                "the deadline passed before {what} ended; it was cancelled"
-            ))
+            deadline_passed(what)
         } else if self.server.is_cancelled() {
             Status::cancelled(format!(
                 "the server shut down before {what} ended; it was cancelled"
@@ -359,6 +356,13 @@ impl Cancellation {
             Status::cancelled(format!("{what} was cancelled"))
         }
     }
+}
+
+/// `DEADLINE_EXCEEDED` for `what`, the RPC's work, stopped at its deadline.
+fn deadline_passed(what: &str) -> Status {
+    Status::deadline_exceeded(format!(
+        "the deadline passed before {what} ended; it was cancelled"
+    ))
 }
 
 /// A response stream fed by a channel that cancels its RPC's token when
@@ -410,10 +414,7 @@ impl<T> Stream for GuardedStream<T> {
             self.ended = true;
             self.token.cancel();
             self.rx.close();
-            return Poll::Ready(Some(Err(Status::deadline_exceeded(format!(
-                "the deadline passed before {} ended; it was cancelled",
-                self.what
-            )))));
+            return Poll::Ready(Some(Err(deadline_passed(self.what))));
         }
         let item = self.rx.poll_recv(cx);
         if let Poll::Ready(None) = item {
