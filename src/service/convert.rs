@@ -5,7 +5,7 @@
 //! * `(pb::SuggestMoveRequest, &Limits)` → [`SuggestMove`];
 //! * `(pb::GetTablesRequest, &Limits)` → [`TablesRequest`];
 //! * `(&pb::GenerateRequest, &Limits)` → [`GenSpec`];
-//! * a Solve case → its row: [`CaseShape`](super::validate::CaseShape), on
+//! * a Solve case → its row: [`CaseShape`], on
 //!   the pool, since a case's error stays inside the response;
 //! * `(pb::StartGame, &Limits)` → [`PlayStart`], and a Play row
 //!   ([`play_row`], the same decoding and messages as a Solve case's).
