@@ -141,18 +141,20 @@ impl From<AdmissionError> for Status {
     fn from(e: AdmissionError) -> Status {
         match e {
             AdmissionError::Busy { retry_after_ms, .. } => {
-                let mut metadata = MetadataMap::new();
-                metadata.insert("retry-after-ms", MetadataValue::from(retry_after_ms));
-                Status::with_error_details_and_metadata(
-                    Code::ResourceExhausted,
-                    e.to_string(),
-                    ErrorDetails::with_retry_info(Some(Duration::from_millis(retry_after_ms))),
-                    metadata,
-                )
+                retry_status(e.to_string(), retry_after_ms)
             }
             AdmissionError::TooLarge { .. } => Status::resource_exhausted(e.to_string()),
         }
     }
+}
+
+/// `RESOURCE_EXHAUSTED` with `message` and the delay after which to retry,
+/// as a `google.rpc.RetryInfo` detail and a `retry-after-ms` metadata entry.
+pub fn retry_status(message: String, retry_after_ms: u64) -> Status {
+    let mut metadata = MetadataMap::new();
+    metadata.insert("retry-after-ms", MetadataValue::from(retry_after_ms));
+    let retry = ErrorDetails::with_retry_info(Some(Duration::from_millis(retry_after_ms)));
+    Status::with_error_details_and_metadata(Code::ResourceExhausted, message, retry, metadata)
 }
 
 impl Budget {
