@@ -27,7 +27,7 @@ use crate::judge::check::{CheckReport, check_with};
 use crate::wire::convert::variant_from_wire;
 
 use super::clients::ClientKey;
-use super::limits::{AdmissionError, Budget, Cancellation, Reservation};
+use super::limits::{AdmissionError, Budget, Cancellation, Reservation, retry_status};
 use super::pb;
 use super::state::{Admitted, RpcPermit, State};
 use super::validate::RequestError;
@@ -78,16 +78,12 @@ pub enum CheckError {
 impl From<CheckError> for Status {
     fn from(e: CheckError) -> Status {
         match e {
-            CheckError::TooMuchBuffered { .. } => Status::resource_exhausted(e.to_string()),
-            CheckError::Busy(ref busy) => {
-                // The admission status (retry hint) with the check's message.
-                let status = Status::from(busy.clone());
-                Status::with_details_and_metadata(
-                    status.code(),
-                    e.to_string(),
-                    status.details().to_vec().into(),
-                    status.metadata().clone(),
-                )
+            // The admission status (retry hint) with the check's message.
+            CheckError::Busy(AdmissionError::Busy { retry_after_ms, .. }) => {
+                retry_status(e.to_string(), retry_after_ms)
+            }
+            CheckError::TooMuchBuffered { .. } | CheckError::Busy(_) => {
+                Status::resource_exhausted(e.to_string())
             }
             CheckError::Request(r) => r.into(),
         }
