@@ -27,7 +27,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::cancel::Cancel;
-use super::moves::{Analysis, Move, Side};
+use super::moves::{Analysis, Move, Side, random_end_move};
 use super::row::{ValidRow, Variant};
 use super::tables::{left_step, right_step};
 
@@ -653,7 +653,7 @@ impl Game {
                 None => self.lost_move(when_lost, rng),
             }
         } else {
-            self.random_move(rng)
+            random_end_move(self.left, self.right, self.two_sided(), rng)
         })
     }
 
@@ -685,21 +685,6 @@ impl Game {
                 let take = rng.random_range(pile.div_ceil(2)..=pile);
                 Move::to_remaining(side, pile, pile - take)
             }
-        }
-    }
-
-    /// A uniformly random legal move (as SuggestMove's: every take from
-    /// either end equally likely; one pile counts once, as the left one).
-    fn random_move(&self, rng: &mut impl Rng) -> Move {
-        let (x, y) = (self.left, self.right);
-        let two_sided = self.two_sided();
-        // x + y ≤ 2 · (2^63 − 1) < 2^64.
-        let total = if two_sided { x + y } else { x };
-        let k = rng.random_range(0..total);
-        if k < x {
-            Move::to_remaining(Side::Left, x, x - 1 - k)
-        } else {
-            Move::to_remaining(Side::Right, y, y - (k - x + 1))
         }
     }
 }
