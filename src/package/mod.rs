@@ -431,13 +431,15 @@ impl PackageSpec {
     /// The statement, `statement/problem.en.tex`.
     pub fn statement(&self) -> String {
         let rules = match self.variant {
-            Variant::TwoEnds => assets::RULES_TWO_ENDS,
-            Variant::Leftmost => assets::RULES_LEFTMOST,
+            Variant::TwoEnds => include_str!("assets/rules-two-ends.tex"),
+            Variant::Leftmost => include_str!("assets/rules-leftmost.tex"),
         };
         let (output, games, game) = if self.interactive {
-            (assets::OUTPUT_INTERACTIVE, "games", "game")
+            let output = include_str!("assets/output-interactive.tex");
+            (output, "games", "game")
         } else {
-            (assets::OUTPUT_BATCH, "rows (games)", "row")
+            let output = include_str!("assets/output-batch.tex");
+            (output, "rows (games)", "row")
         };
         let leftmost_note = if self.variant == Variant::Leftmost {
             " In this game only \\texttt{L} moves are legal."
@@ -445,7 +447,7 @@ impl PackageSpec {
             ""
         };
         self.substitute(
-            &assets::STATEMENT
+            &include_str!("assets/statement.tex")
                 .replace("@RULES@", rules.trim_end())
                 .replace("@OUTPUT@", output.trim_end())
                 .replace("@GAMES@", games)
@@ -495,46 +497,51 @@ impl PackageSpec {
     /// The sources of the package, path and text (everything but the data,
     /// the statement and `problem.yaml`).
     pub fn sources(&self) -> Vec<(&'static str, String)> {
+        let validator = include_str!("assets/input_validator.cpp");
         let mut files = vec![
-            (
-                "input_validators/validate.cpp",
-                self.substitute(assets::INPUT_VALIDATOR),
-            ),
+            ("input_validators/validate.cpp", self.substitute(validator)),
             (
                 "generators/stonegame_gen.sh",
-                assets::GENERATOR_SCRIPT.to_string(),
+                include_str!("assets/stonegame_gen.sh").to_string(),
             ),
         ];
+        // A submission of the kind's (batch, interactive) in
+        // assets/KIND/VERDICT/NAME goes to submissions/VERDICT/NAME.
+        macro_rules! submission {
+            ($kind:literal, $path:literal) => {
+                (
+                    concat!("submissions/", $path),
+                    include_str!(concat!("assets/", $kind, "/", $path)),
+                )
+            };
+        }
         let own: &[(&str, &str)] = if self.interactive {
             &[
-                ("output_validator/interactor.cpp", assets::INTERACTOR),
-                ("attachments/testing_tool.py", assets::TESTING_TOOL),
-                ("submissions/accepted/perfect.cpp", assets::I_PERFECT),
                 (
-                    "submissions/wrong_answer/losing_seat.cpp",
-                    assets::I_LOSING_SEAT,
+                    "output_validator/interactor.cpp",
+                    include_str!("assets/interactor.cpp"),
                 ),
                 (
-                    "submissions/wrong_answer/random_player.py",
-                    assets::I_RANDOM,
+                    "attachments/testing_tool.py",
+                    include_str!("assets/testing_tool.py"),
                 ),
-                (
-                    "submissions/wrong_answer/protocol_violation.py",
-                    assets::I_PROTOCOL,
-                ),
+                submission!("interactive", "accepted/perfect.cpp"),
+                submission!("interactive", "wrong_answer/losing_seat.cpp"),
+                submission!("interactive", "wrong_answer/random_player.py"),
+                submission!("interactive", "wrong_answer/protocol_violation.py"),
             ]
         } else {
             &[
-                ("output_validator/checker.cpp", assets::CHECKER),
-                ("submissions/accepted/solution.cpp", assets::B_SOLUTION_CPP),
-                ("submissions/accepted/solution.py", assets::B_SOLUTION_PY),
-                ("submissions/wrong_answer/nim_xor.cpp", assets::B_NIM_XOR),
-                ("submissions/wrong_answer/greedy_ends.py", assets::B_GREEDY),
-                ("submissions/wrong_answer/shortcut.cpp", assets::B_SHORTCUT),
                 (
-                    "submissions/time_limit_exceeded/brute_force.cpp",
-                    assets::B_BRUTE_FORCE,
+                    "output_validator/checker.cpp",
+                    include_str!("assets/checker.cpp"),
                 ),
+                submission!("batch", "accepted/solution.cpp"),
+                submission!("batch", "accepted/solution.py"),
+                submission!("batch", "wrong_answer/nim_xor.cpp"),
+                submission!("batch", "wrong_answer/greedy_ends.py"),
+                submission!("batch", "wrong_answer/shortcut.cpp"),
+                submission!("batch", "time_limit_exceeded/brute_force.cpp"),
             ]
         };
         files.extend(own.iter().map(|&(p, t)| (p, self.substitute(t))));
@@ -629,32 +636,6 @@ impl PackageSpec {
             })
             .collect()
     }
-}
-
-/// The embedded sources (src/package/assets/).
-mod assets {
-    pub const INPUT_VALIDATOR: &str = include_str!("assets/input_validator.cpp");
-    pub const CHECKER: &str = include_str!("assets/checker.cpp");
-    pub const INTERACTOR: &str = include_str!("assets/interactor.cpp");
-    pub const TESTING_TOOL: &str = include_str!("assets/testing_tool.py");
-    pub const STATEMENT: &str = include_str!("assets/statement.tex");
-    pub const RULES_TWO_ENDS: &str = include_str!("assets/rules-two-ends.tex");
-    pub const RULES_LEFTMOST: &str = include_str!("assets/rules-leftmost.tex");
-    pub const OUTPUT_BATCH: &str = include_str!("assets/output-batch.tex");
-    pub const OUTPUT_INTERACTIVE: &str = include_str!("assets/output-interactive.tex");
-    pub const GENERATOR_SCRIPT: &str = include_str!("assets/stonegame_gen.sh");
-    pub const B_SOLUTION_CPP: &str = include_str!("assets/batch/accepted/solution.cpp");
-    pub const B_SOLUTION_PY: &str = include_str!("assets/batch/accepted/solution.py");
-    pub const B_NIM_XOR: &str = include_str!("assets/batch/wrong_answer/nim_xor.cpp");
-    pub const B_GREEDY: &str = include_str!("assets/batch/wrong_answer/greedy_ends.py");
-    pub const B_SHORTCUT: &str = include_str!("assets/batch/wrong_answer/shortcut.cpp");
-    pub const B_BRUTE_FORCE: &str =
-        include_str!("assets/batch/time_limit_exceeded/brute_force.cpp");
-    pub const I_PERFECT: &str = include_str!("assets/interactive/accepted/perfect.cpp");
-    pub const I_LOSING_SEAT: &str = include_str!("assets/interactive/wrong_answer/losing_seat.cpp");
-    pub const I_RANDOM: &str = include_str!("assets/interactive/wrong_answer/random_player.py");
-    pub const I_PROTOCOL: &str =
-        include_str!("assets/interactive/wrong_answer/protocol_violation.py");
 }
 
 /// A YAML double-quoted scalar.
