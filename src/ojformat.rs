@@ -223,29 +223,22 @@ impl<R: BufRead> Tokenizer<R> {
     /// `+`, then digits; leading zeros are fine).
     fn number(&self, what: &dyn Fn() -> String, max: u64) -> Result<u64, OjErrorKind> {
         let n = self.number;
-        let all_digits = n.only_digits && n.digits > 0;
-        if !all_digits || n.sign == Some(b'-') {
-            let neg = all_digits && n.sign == Some(b'-');
-            return Err(if neg {
-                OjErrorKind::Negative {
-                    what: what(),
-                    token: self.token_text(),
-                }
-            } else {
-                OjErrorKind::NotANumber {
-                    what: what(),
-                    token: self.token_text(),
-                }
-            });
-        }
-        let too_large = || OjErrorKind::TooLarge {
-            what: what(),
-            token: self.token_text(),
-            max,
-        };
-        match n.value {
-            Some(v) if v <= max => Ok(v),
-            _ => Err(too_large()),
+        let token = || self.token_text();
+        match (n.only_digits && n.digits > 0, n.sign, n.value) {
+            (false, ..) => Err(OjErrorKind::NotANumber {
+                what: what(),
+                token: token(),
+            }),
+            (true, Some(b'-'), _) => Err(OjErrorKind::Negative {
+                what: what(),
+                token: token(),
+            }),
+            (true, _, Some(v)) if v <= max => Ok(v),
+            (true, ..) => Err(OjErrorKind::TooLarge {
+                what: what(),
+                token: token(),
+                max,
+            }),
         }
     }
 }

@@ -77,16 +77,11 @@ impl ChunkWriter {
             return Err(io::Error::other("the generation was cancelled"));
         }
         let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK));
-        let chunk = match self.target {
-            Target::Input => pb::GenerateChunk {
-                input_chunk: bytes,
-                answer_chunk: Vec::new(),
-            },
-            Target::Answers => pb::GenerateChunk {
-                input_chunk: Vec::new(),
-                answer_chunk: bytes,
-            },
-        };
+        let mut chunk = pb::GenerateChunk::default();
+        match self.target {
+            Target::Input => chunk.input_chunk = bytes,
+            Target::Answers => chunk.answer_chunk = bytes,
+        }
         self.tx
             .blocking_send(Ok(chunk))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))
