@@ -1,20 +1,11 @@
 //! The contest package writer behind `stonegame package`: a complete
-//! ICPC/Kattis problem package (problem format version 2025-09, the one
-//! BAPCtools 2026.10 reads) for the two-ends game or its leftmost variant,
-//! batch (pass-fail) or interactive.
-//!
-//! The package holds `problem.yaml`, a LaTeX statement, the sample and the
-//! secret test data (streamed from [`crate::judge::generate`], answers from
-//! the project's solver), inputs the validator must reject, a strict input
-//! validator, the output validator (batch: a checker; interactive: the
-//! interactor playing the bot), the submissions with the verdicts they must
-//! get, and `generators/generators.yaml` to regenerate the data with
-//! `stonegame gen`. Validators, interactor and submissions are the
-//! project's own C++17 and Python sources kept in `src/package/assets/`
-//! (embedded with `include_str!`), so a judge host needs neither network
-//! nor a Rust toolchain; `tests/it/package_bapctools.rs` holds them to the
-//! Rust judge and runs BAPCtools on the written packages
-//! (docs/judging.md, "Running this problem at a contest").
+//! ICPC/Kattis problem package (format version 2025-09, the one BAPCtools
+//! 2026.10 reads) for the two-ends game or its leftmost variant, batch
+//! (pass-fail) or interactive; its contents are listed in docs/judging.md,
+//! "Running this problem at a contest". The test data is streamed from
+//! [`crate::judge::generate`]; validators, interactor and submissions are
+//! the project's own sources in `src/package/assets/` (embedded, so a judge
+//! host needs neither network nor a Rust toolchain).
 //!
 //! The same [`PackageSpec`] always gives the same bytes (the `uuid` is
 //! derived from the parameters). The package is written to a temporary
