@@ -1,22 +1,15 @@
-//! Admission control, concurrency limits, cancellation and deadlines.
+//! Admission control, concurrency limits, cancellation and deadlines
+//! (docs/service.md, "Admission, deadlines and cancellation").
 //!
-//! * [`Budget`] — a server-wide budget of work in flight: cell updates (a
-//!   two-ends case of n piles costs n(n−1)/2, a leftmost case n; bounds CPU
-//!   time) and piles (bounds the memory held by admitted requests). A
-//!   request that does not fit right now is refused with
-//!   `RESOURCE_EXHAUSTED` and a retry delay, as a `google.rpc.RetryInfo`
-//!   detail, a `retry-after-ms` metadata entry and in the message; one that
-//!   could never fit is refused without one.
+//! * [`Budget`] — a server-wide budget of work in flight: cell updates
+//!   (bounds CPU time) and piles (bounds memory). A request that does not
+//!   fit now is refused `RESOURCE_EXHAUSTED` with a retry delay
+//!   ([`retry_status`]); one that could never fit without one.
 //! * [`RpcLimiter`] — at most `max_concurrent_rpcs` RPCs at once.
-//! * Cancellation: the server holds a `tokio_util` `CancellationToken`,
-//!   cancelled when the shutdown grace ends; each RPC works under a child
-//!   of it, cancelled by a drop guard when the client goes away. The
-//!   solvers poll it between blocks of layers. [`Cancellation`] watches an
-//!   RPC's token and its deadline at once; [`GuardedStream`] cancels an
-//!   RPC's token when its response stream is dropped and ends it at the
-//!   deadline.
-//!
-//! The counters are in [`super::metrics`].
+//! * Cancellation: each RPC works under a child of the server's
+//!   `CancellationToken`, cancelled by a drop guard when the client goes
+//!   away; [`Cancellation`] watches it and the deadline at once, and
+//!   [`GuardedStream`] ends a response stream at the deadline.
 
 use std::future::Future;
 use std::pin::Pin;
