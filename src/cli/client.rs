@@ -455,14 +455,13 @@ async fn run_loadtest(args: LoadtestArgs) -> CliResult {
     let (rpc, default_concurrency) = match args.rpc {
         LoadRpcArg::Suggest => (LoadRpc::Suggest, 32),
         LoadRpcArg::Health => (LoadRpc::Health, 32),
-        LoadRpcArg::Play | LoadRpcArg::PlaySelf => (LoadRpc::Play, 64),
+        LoadRpcArg::Play => (LoadRpc::Play, 64),
+        LoadRpcArg::PlaySelf => (LoadRpc::Play, 1),
     };
     let self_play = matches!(args.rpc, LoadRpcArg::PlaySelf);
     let spec = LoadSpec {
         rpc,
-        concurrency: args
-            .concurrency
-            .unwrap_or(if self_play { 1 } else { default_concurrency }),
+        concurrency: args.concurrency.unwrap_or(default_concurrency),
         connections: args.connections,
         requests: args.requests,
         piles: args.piles,

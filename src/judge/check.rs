@@ -28,29 +28,24 @@ use crate::ojformat::OjReader;
 use super::{OnPool, SolveBatch};
 use crate::core::batch::Batch;
 
-/// The checker's verdict.
+/// The checker's verdict; its discriminant is the testlib exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// Every answer is right.
-    Accepted,
+    Accepted = 0,
     /// Well-formed output with at least one wrong answer.
-    WrongAnswer,
+    WrongAnswer = 1,
     /// The output is not one `0`/`1` line per case.
-    PresentationError,
+    PresentationError = 2,
     /// The test input is malformed or a file cannot be read: the judge's fault.
-    JudgeFailure,
+    JudgeFailure = 3,
 }
 
 impl Verdict {
     /// The testlib exit code: 0 accepted, 1 wrong answer, 2 presentation
     /// error, 3 judge failure.
     pub fn exit_code(self) -> u8 {
-        match self {
-            Verdict::Accepted => 0,
-            Verdict::WrongAnswer => 1,
-            Verdict::PresentationError => 2,
-            Verdict::JudgeFailure => 3,
-        }
+        self as u8
     }
 
     /// The testlib word(s) that start the verdict line.
