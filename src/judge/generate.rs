@@ -53,72 +53,40 @@
 //! rows target the two-ends game; with `--variant leftmost` they are still
 //! valid rows with correct expected answers. Needs max_n ≥ 2.
 
-use std::fmt;
 use std::io::{self, Write};
 use std::str::FromStr;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::core::named_enum;
 use crate::core::planted::plant_loss;
 use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, leftmost};
 
 use super::{OnPool, SolveBatch};
 use crate::core::batch::Batch;
 
-/// A family of test rows (also the values of `stonegame gen --family`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Family {
-    /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
-    Random,
-    /// Piles of 1..=3 stones.
-    Tiny,
-    /// Piles of a row within ±1 of one another.
-    Near,
-    /// Rows that read the same from both ends.
-    Palindrome,
-    /// n = max-n, piles among the three largest values.
-    Max,
-    /// Half first-player losses, half near-misses (a_1 one off).
-    Planted,
-    /// Every row up to max-n piles of 1..=max-a stones (--cases is a cap).
-    Exhaustive,
-    /// Rows known wrong solutions get wrong, mixed with planted losses.
-    Hack,
-}
-
-impl Family {
-    /// Every family, in documentation order.
-    pub const ALL: [Family; 8] = [
-        Family::Random,
-        Family::Tiny,
-        Family::Near,
-        Family::Palindrome,
-        Family::Max,
-        Family::Planted,
-        Family::Exhaustive,
-        Family::Hack,
-    ];
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Random => "random",
-            Family::Tiny => "tiny",
-            Family::Near => "near",
-            Family::Palindrome => "palindrome",
-            Family::Max => "max",
-            Family::Planted => "planted",
-            Family::Exhaustive => "exhaustive",
-            Family::Hack => "hack",
-        }
-    }
-}
-
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named_enum! {
+    /// A family of test rows (also the values of `stonegame gen --family`,
+    /// its names).
+    #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+    pub enum Family: fn name {
+        /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
+        Random => "random",
+        /// Piles of 1..=3 stones.
+        Tiny => "tiny",
+        /// Piles of a row within ±1 of one another.
+        Near => "near",
+        /// Rows that read the same from both ends.
+        Palindrome => "palindrome",
+        /// n = max-n, piles among the three largest values.
+        Max => "max",
+        /// Half first-player losses, half near-misses (a_1 one off).
+        Planted => "planted",
+        /// Every row up to max-n piles of 1..=max-a stones (--cases is a cap).
+        Exhaustive => "exhaustive",
+        /// Rows known wrong solutions get wrong, mixed with planted losses.
+        Hack => "hack",
     }
 }
 

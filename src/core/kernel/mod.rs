@@ -21,21 +21,19 @@ use rayon::prelude::*;
 
 use super::cancel::Cancel;
 
-/// The instruction set a kernel was compiled for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Isa {
-    /// The build target's default features (SSE2 on x86-64, NEON on aarch64…).
-    Baseline,
-    /// x86-64 with AVX2.
-    Avx2,
-    /// x86-64 with AVX-512 F and BW.
-    Avx512,
+named_enum! {
+    /// The instruction set a kernel was compiled for (`ALL`: baseline first).
+    pub enum Isa: fn name {
+        /// The build target's default features (SSE2 on x86-64, NEON on aarch64…).
+        Baseline => "baseline",
+        /// x86-64 with AVX2.
+        Avx2 => "avx2",
+        /// x86-64 with AVX-512 F and BW.
+        Avx512 => "avx512",
+    }
 }
 
 impl Isa {
-    /// Every instruction set, baseline first.
-    pub const ALL: [Isa; 3] = [Isa::Baseline, Isa::Avx2, Isa::Avx512];
-
     /// The best instruction set the running CPU supports. [`Isa::Avx512`]
     /// needs AVX2 as well (its kernels use both).
     pub fn detect() -> Isa {
@@ -67,15 +65,6 @@ impl Isa {
             (Isa::Avx512, Isa::Avx2) => Isa::Avx2,
             (Isa::Avx512 | Isa::Avx2, Isa::Baseline) => Isa::Baseline,
             (isa, _) => isa,
-        }
-    }
-
-    /// A short name for reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Isa::Baseline => "baseline",
-            Isa::Avx2 => "avx2",
-            Isa::Avx512 => "avx512",
         }
     }
 }

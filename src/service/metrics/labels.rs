@@ -37,28 +37,12 @@ macro_rules! label_value {
 }
 pub(crate) use label_value;
 
-/// An enum of label values: the variants, their text, every value in order
-/// (`ALL`), and the label encoding ([`label_value`]) under `key`.
+/// An enum of label values ([`named_enum`](crate::core::named_enum): the
+/// variants, `ALL`, their text by `label()`) and its label encoding
+/// ([`label_value`]) under `key`.
 macro_rules! label_enum {
-    ($(#[$meta:meta])* $name:ident as $key:literal { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
-        pub enum $name {
-            $($(#[$vmeta])* $variant),+
-        }
-
-        impl $name {
-            /// Every value, in label order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The label value.
-            pub fn label(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-        }
-
+    ($(#[$meta:meta])* $name:ident as $key:literal { $($body:tt)* }) => {
+        $crate::core::named_enum! { $(#[$meta])* pub enum $name: fn label { $($body)* } }
         $crate::service::metrics::labels::label_value!($name as $key => |v| v.label());
     };
 }

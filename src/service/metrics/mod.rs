@@ -247,11 +247,11 @@ impl Default for Exported {
         fn zeros<L: Clone + Hash + Eq>(family: &Family<L, Counter>, labels: &[L]) {
             labels.iter().for_each(|l| drop(family.get_or_create(l)));
         }
-        zeros(&e.play_games_started, GameStart::ALL);
-        zeros(&e.tls_handshake_failures, HandshakeFailure::ALL);
-        zeros(&e.play_games_ended, PlayEnd::ALL);
-        zeros(&e.play_moves, Mover::ALL);
-        zeros(&e.play_rejected, PlayReject::ALL);
+        zeros(&e.play_games_started, &GameStart::ALL);
+        zeros(&e.tls_handshake_failures, &HandshakeFailure::ALL);
+        zeros(&e.play_games_ended, &PlayEnd::ALL);
+        zeros(&e.play_moves, &Mover::ALL);
+        zeros(&e.play_rejected, &PlayReject::ALL);
         for &rpc in Rpc::ALL.iter().filter(|&&rpc| rpc != Rpc::Other) {
             for protocol in Protocol::ALL {
                 let code = CodeLabel(Code::Ok);
@@ -263,15 +263,12 @@ impl Default for Exported {
             }
             let _ = e.rpc_duration.get_or_create(&rpc);
         }
-        zeros(&e.cases, &VARIANTS);
-        zeros(&e.admission_rejected, Refusal::ALL);
-        zeros(&e.auth_rejected, AuthReason::ALL);
+        zeros(&e.cases, &Variant::ALL);
+        zeros(&e.admission_rejected, &Refusal::ALL);
+        zeros(&e.auth_rejected, &AuthReason::ALL);
         e
     }
 }
-
-/// Both variants, the `variant` label values.
-const VARIANTS: [Variant; 2] = [Variant::TwoEnds, Variant::Leftmost];
 
 /// What the server counts: the Prometheus families behind `/metrics`
 /// (`prometheus-client`), which are also what the tests read (the
@@ -331,7 +328,7 @@ impl Metrics {
 
     /// Cases solved to the end, both variants.
     pub fn cases_completed(&self) -> u64 {
-        total(&self.exported.cases, &VARIANTS)
+        total(&self.exported.cases, &Variant::ALL)
     }
 
     /// Cases whose solving stopped because they were cancelled.
@@ -369,12 +366,12 @@ impl Metrics {
 
     /// Play games begun (started or resumed).
     pub fn play_games(&self) -> u64 {
-        total(&self.exported.play_games_started, GameStart::ALL)
+        total(&self.exported.play_games_started, &GameStart::ALL)
     }
 
     /// Play games ended, whatever the reason.
     pub fn play_games_ended(&self) -> u64 {
-        total(&self.exported.play_games_ended, PlayEnd::ALL)
+        total(&self.exported.play_games_ended, &PlayEnd::ALL)
     }
 
     /// Play games whose row came from the row cache.
