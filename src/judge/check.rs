@@ -236,11 +236,7 @@ impl<R: BufRead> Checker<R> {
     fn compare(&mut self, expected: bool) -> Result<(), Failure> {
         let case = self.compared + 1;
         let total = self.cases;
-        let line = self
-            .answers
-            .next_line()
-            .map_err(|e| Failure(format!("cannot read the answer: {e}")))?;
-        match line {
+        match self.next_answer()? {
             None => {
                 let lines = self.answers.line;
                 self.format_error = Some(format!(
@@ -276,32 +272,26 @@ impl<R: BufRead> Checker<R> {
 
     /// After the answers to all cases: only whitespace may follow.
     fn finish_answer(&mut self) -> Result<(), Failure> {
-        loop {
-            let line = self
-                .answers
-                .next_line()
-                .map_err(|e| Failure(format!("cannot read the answer: {e}")))?;
-            match line {
+        let (line, text) = loop {
+            match self.next_answer()? {
                 None => return Ok(()),
                 Some((_, AnswerLine::Blank)) => {}
-                Some((line, AnswerLine::Answer(b))) => {
-                    self.extra_line(line, &digit(b).to_string());
-                    return Ok(());
-                }
-                Some((line, AnswerLine::Malformed(text))) => {
-                    self.extra_line(line, &text);
-                    return Ok(());
-                }
+                Some((line, AnswerLine::Answer(b))) => break (line, digit(b).to_string()),
+                Some((line, AnswerLine::Malformed(text))) => break (line, text),
             }
-        }
-    }
-
-    fn extra_line(&mut self, line: u64, text: &str) {
+        };
         self.format_error = Some(format!(
-            "line {line}: unexpected `{text}` after the answers to all {} \
-                         (more lines than cases)",
+            "line {line}: unexpected `{text}` after the answers to all {} (more lines than cases)",
             plural(self.cases, "case", "cases"),
         ));
+        Ok(())
+    }
+
+    /// The next answer line (see [`AnswerLines::next_line`]).
+    fn next_answer(&mut self) -> Result<Option<(u64, AnswerLine)>, Failure> {
+        self.answers
+            .next_line()
+            .map_err(|e| Failure(format!("cannot read the answer: {e}")))
     }
 
     /// Solves the batch with `solver` and compares its verdicts, unless
