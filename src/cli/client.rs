@@ -404,7 +404,9 @@ async fn run_suggest(args: SuggestArgs) -> CliResult {
     let variant: Variant = args.variant;
     let n = piles.len();
     let mut client = args.server.connect().await?;
-    let r = (client.suggest(piles, variant, args.strength, args.seed)).await?;
+    let r = client
+        .suggest(piles, variant, args.strength, args.seed)
+        .await?;
     println!("variant: {variant}");
     println!("piles: {n}");
     if r.mover_wins {

@@ -111,7 +111,8 @@ pub(crate) async fn start(
         Target::Balanced(sources) => sources.clone(),
     };
     let first = resolve(&sources).await?;
-    let endpoints = (first.iter())
+    let endpoints = first
+        .iter()
         .map(|url| Ok((url.clone(), settings.endpoint(url)?)))
         .collect::<Result<Vec<_>, ClientError>>()?;
     let (channel, changes) = Channel::balance_channel::<String>(64);

@@ -170,7 +170,9 @@ impl RowCache {
         slot.bytes = bytes;
         inner.bytes += bytes;
         while inner.bytes > self.max_bytes {
-            let victim = (inner.slots.iter())
+            let victim = inner
+                .slots
+                .iter()
                 .filter(|(k, s)| **k != key && s.bytes > 0)
                 .min_by_key(|(_, s)| s.last_used)
                 .map(|(k, _)| *k);

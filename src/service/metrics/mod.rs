@@ -339,7 +339,8 @@ impl Metrics {
     /// Requests refused by admission control (the budgets and the Play
     /// session limit): every reason but the concurrency limit and draining.
     pub fn admissions_refused(&self) -> u64 {
-        let budgets = (Refusal::ALL.iter())
+        let budgets = Refusal::ALL
+            .iter()
             .filter(|r| !matches!(r, Refusal::TooManyRpcs | Refusal::ShuttingDown));
         total(&self.exported.admission_rejected, budgets)
     }
