@@ -393,10 +393,7 @@ fn solve_remote(
             return Err(ClientError::Protocol(format!("the answering task failed: {e}")).into());
         }
     }
-    match failure {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
-    }
+    failure.map_or(Ok(()), |e| Err(e.into()))
 }
 
 async fn run_suggest(args: SuggestArgs) -> CliResult {

@@ -62,10 +62,9 @@ pub struct TargetError {
 }
 
 fn entry_prefix(entry: &Option<(usize, String)>) -> String {
-    match entry {
-        Some((i, text)) => format!("entry {i} ({text:?}): "),
-        None => String::new(),
-    }
+    entry
+        .as_ref()
+        .map_or(String::new(), |(i, text)| format!("entry {i} ({text:?}): "))
 }
 
 /// What the forms look like, for error messages.
