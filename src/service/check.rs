@@ -44,15 +44,6 @@ pub enum Part {
     Answer = 1,
 }
 
-impl Part {
-    fn other(self) -> Part {
-        match self {
-            Part::Input => Part::Answer,
-            Part::Answer => Part::Input,
-        }
-    }
-}
-
 /// Why a Check stream failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CheckError {
@@ -244,10 +235,9 @@ impl Pipes {
                     });
                 }
                 let i = part as usize;
-                if inner.queued[i] < self.shared.window
-                    || inner.waiting_on == Some(part.other())
-                    || inner.waiting_on == Some(part)
-                {
+                // Beyond the window only while the checker waits, for this
+                // file or (so neither side deadlocks) the other one.
+                if inner.queued[i] < self.shared.window || inner.waiting_on.is_some() {
                     let need = units_of(held + chunk.len());
                     let more = need.saturating_sub(inner.held.amount());
                     let extra = (self.shared.reserve)(more).map_err(CheckError::Busy)?;
