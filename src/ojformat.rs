@@ -210,6 +210,14 @@ impl<R: BufRead> Tokenizer<R> {
         }
     }
 
+    /// Where the next byte is.
+    fn here(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
     fn token_text(&self) -> String {
         let shown = &self.token[..self.token.len().min(MAX_TOKEN_SHOWN)];
         let mut s = String::from_utf8_lossy(shown).into_owned();
@@ -271,13 +279,8 @@ impl<R: BufRead> OjReader<R> {
         let pos = match tokens.next() {
             Ok(Some(p)) => p,
             Ok(None) => {
-                return Err(at(
-                    Position {
-                        line: tokens.line,
-                        column: tokens.column,
-                    },
-                    OjErrorKind::UnexpectedEnd { what: what() },
-                ));
+                let end = OjErrorKind::UnexpectedEnd { what: what() };
+                return Err(at(tokens.here(), end));
             }
             Err(e) => return Err(at(Position::default(), e.into())),
         };
@@ -304,13 +307,6 @@ impl<R: BufRead> OjReader<R> {
         self.read
     }
 
-    fn here(&self) -> Position {
-        Position {
-            line: self.tokens.line,
-            column: self.tokens.column,
-        }
-    }
-
     /// Reads the next token as a number, or reports `what` was missing.
     fn expect_number(
         &mut self,
@@ -331,10 +327,10 @@ impl<R: BufRead> OjReader<R> {
                 Err(k) => Err(err(pos, k)),
             },
             Ok(None) => Err(err(
-                self.here(),
+                self.tokens.here(),
                 OjErrorKind::UnexpectedEnd { what: what() },
             )),
-            Err(e) => Err(err(self.here(), e.into())),
+            Err(e) => Err(err(self.tokens.here(), e.into())),
         }
     }
 
@@ -430,7 +426,7 @@ impl<R: BufRead> OjReader<R> {
                 Err(e) => Some(Err(OjError {
                     case: None,
                     pile: None,
-                    position: self.here(),
+                    position: self.tokens.here(),
                     kind: e.into(),
                 })),
             };
