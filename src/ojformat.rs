@@ -210,6 +210,14 @@ impl<R: BufRead> Tokenizer<R> {
         }
     }
 
+    /// Where the next byte is.
+    fn here(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
     fn token_text(&self) -> String {
         let shown = &self.token[..self.token.len().min(MAX_TOKEN_SHOWN)];
         let mut s = String::from_utf8_lossy(shown).into_owned();
@@ -223,29 +231,22 @@ impl<R: BufRead> Tokenizer<R> {
     /// `+`, then digits; leading zeros are fine).
     fn number(&self, what: &dyn Fn() -> String, max: u64) -> Result<u64, OjErrorKind> {
         let n = self.number;
-        let all_digits = n.only_digits && n.digits > 0;
-        if !all_digits || n.sign == Some(b'-') {
-            let neg = all_digits && n.sign == Some(b'-');
-            return Err(if neg {
-                OjErrorKind::Negative {
-                    what: what(),
-                    token: self.token_text(),
-                }
-            } else {
-                OjErrorKind::NotANumber {
-                    what: what(),
-                    token: self.token_text(),
-                }
-            });
-        }
-        let too_large = || OjErrorKind::TooLarge {
-            what: what(),
-            token: self.token_text(),
-            max,
-        };
-        match n.value {
-            Some(v) if v <= max => Ok(v),
-            _ => Err(too_large()),
+        let token = || self.token_text();
+        match (n.only_digits && n.digits > 0, n.sign, n.value) {
+            (false, ..) => Err(OjErrorKind::NotANumber {
+                what: what(),
+                token: token(),
+            }),
+            (true, Some(b'-'), _) => Err(OjErrorKind::Negative {
+                what: what(),
+                token: token(),
+            }),
+            (true, _, Some(v)) if v <= max => Ok(v),
+            (true, ..) => Err(OjErrorKind::TooLarge {
+                what: what(),
+                token: token(),
+                max,
+            }),
         }
     }
 }
@@ -278,13 +279,8 @@ impl<R: BufRead> OjReader<R> {
         let pos = match tokens.next() {
             Ok(Some(p)) => p,
             Ok(None) => {
-                return Err(at(
-                    Position {
-                        line: tokens.line,
-                        column: tokens.column,
-                    },
-                    OjErrorKind::UnexpectedEnd { what: what() },
-                ));
+                let end = OjErrorKind::UnexpectedEnd { what: what() };
+                return Err(at(tokens.here(), end));
             }
             Err(e) => return Err(at(Position::default(), e.into())),
         };
@@ -311,13 +307,6 @@ impl<R: BufRead> OjReader<R> {
         self.read
     }
 
-    fn here(&self) -> Position {
-        Position {
-            line: self.tokens.line,
-            column: self.tokens.column,
-        }
-    }
-
     /// Reads the next token as a number, or reports `what` was missing.
     fn expect_number(
         &mut self,
@@ -338,10 +327,10 @@ impl<R: BufRead> OjReader<R> {
                 Err(k) => Err(err(pos, k)),
             },
             Ok(None) => Err(err(
-                self.here(),
+                self.tokens.here(),
                 OjErrorKind::UnexpectedEnd { what: what() },
             )),
-            Err(e) => Err(err(self.here(), e.into())),
+            Err(e) => Err(err(self.tokens.here(), e.into())),
         }
     }
 
@@ -437,7 +426,7 @@ impl<R: BufRead> OjReader<R> {
                 Err(e) => Some(Err(OjError {
                     case: None,
                     pile: None,
-                    position: self.here(),
+                    position: self.tokens.here(),
                     kind: e.into(),
                 })),
             };

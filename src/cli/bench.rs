@@ -23,7 +23,7 @@ use crate::core::kernel::{Isa, KernelOptions};
 use crate::core::verdict::{KernelKind, end_values_with};
 use crate::core::{Never, RowError, ValidRow};
 
-use super::fail;
+use super::exit;
 
 /// The repository's C++ peer, found from any working directory.
 pub const DEFAULT_PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/peer.cpp");
@@ -173,10 +173,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn process_table(args: &BenchArgs) -> Result<(), String> {
+fn process_table(args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("stonegame-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let me = std::env::current_exe()?;
     let me = me.to_string_lossy().into_owned();
     let peer_bin = dir.join("peer");
     let peer = if args.peer.exists() {
@@ -219,21 +219,18 @@ fn process_table(args: &BenchArgs) -> Result<(), String> {
     let runs = if args.quick { 1 } else { args.runs.max(1) };
     for (i, &(cases, n, with_peer)) in workloads.iter().enumerate() {
         let input = dir.join(format!("in{i}.txt"));
-        write_input(&input, cases, n, 1000 * i as u64).map_err(|e| e.to_string())?;
+        write_input(&input, cases, n, 1000 * i as u64)?;
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         let (mut our_rss, mut peer_rss) = (0, 0);
         for _ in 0..runs {
-            let (t, rss, out) = run_process(&[&me, "solve"], &input).map_err(|e| e.to_string())?;
+            let (t, rss, out) = run_process(&[&me, "solve"], &input)?;
             ours.push(t);
             our_rss = our_rss.max(rss);
             if peer && with_peer {
-                let (t2, rss2, out2) =
-                    run_process(&[&peer_cmd], &input).map_err(|e| e.to_string())?;
+                let (t2, rss2, out2) = run_process(&[&peer_cmd], &input)?;
                 if out2 != out {
-                    return Err(format!(
-                        "the peer and stonegame disagree on {}",
-                        input.display()
-                    ));
+                    let input = input.display();
+                    return Err(format!("the peer and stonegame disagree on {input}").into());
                 }
                 theirs.push(t2);
                 peer_rss = peer_rss.max(rss2);
@@ -272,13 +269,11 @@ pub fn run(args: BenchArgs) -> ExitCode {
         Isa::detect().name()
     );
     println!();
-    if let Err(e) = kernel_table(args.quick) {
-        return fail(e);
-    }
-    if !args.kernel_only
-        && let Err(e) = process_table(&args)
-    {
-        return fail(e);
-    }
-    ExitCode::SUCCESS
+    exit((|| {
+        kernel_table(args.quick)?;
+        if !args.kernel_only {
+            process_table(&args)?;
+        }
+        Ok(ExitCode::SUCCESS)
+    })())
 }

@@ -1,34 +1,16 @@
-//! `stonegame client …`: talks to a running service.
+//! `stonegame client …`: talks to a running service, one subcommand per
+//! RPC ([`ClientCommand`]). `solve`, `check` and `gen` give the output,
+//! messages and exit codes of their offline commands (`check`: a server
+//! that cannot be reached, refuses the call or whose name does not resolve
+//! is `FAIL …`, exit 3); `play` is the terminal game of `stonegame play`
+//! over the Play RPC ([`super::client_play`]); `health` exits 0 when
+//! SERVING (an exec probe that speaks TLS).
 //!
-//! * `solve` — OJ-format input judged remotely, with the same output, error
-//!   messages and exit codes as the offline `stonegame solve`;
-//! * `suggest` — SuggestMove on one position;
-//! * `tables` — the `left` / `right` tables of a row;
-//! * `loadtest` — QPS and latency percentiles of SuggestMove (or health),
-//!   closed loop or open loop at a fixed rate (`--rate`); bot replies per
-//!   second in Play games beside the health floor (`--rpc play`) and the
-//!   time per move of self-played games (`--rpc play-self`);
-//! * `check` — the Check RPC, with the verdict line and testlib exit code of
-//!   the offline `stonegame check` (a server that cannot be reached or
-//!   refuses the call is `FAIL …`, exit 3, like an unreadable file);
-//! * `play` — the terminal game of `stonegame play` over the Play RPC
-//!   (resumed on another stream if the replica fails; [`super::client_play`]);
-//! * `gen` — the Generate RPC, writing exactly the bytes of the offline
-//!   `stonegame gen` (input on stdout, answers to `--answers FILE`);
-//! * `health` — grpc.health.v1, exit 0 when SERVING (an exec probe that
-//!   speaks TLS).
-//!
-//! Every command takes the TLS flags (`--tls-ca`, `--tls-cert`,
-//! `--tls-key`, `--tls-server-name`; an `https://` server turns TLS on) and
-//! the bearer token (`--token-file FILE`, else `STONEGAME_TOKEN`)
-//! ([`ServerArg`], docs/security.md).
-//!
-//! Every command's `--server` is one URL, a comma-separated list of URLs or
-//! `dns:///HOST:PORT` (all the name's addresses); a malformed value or a
-//! name that does not resolve is an error, exit 1 (`check`: FAIL, exit 3,
-//! for a name that does not resolve, like a server that cannot be reached).
-//! `solve` spreads its batches over every replica and resends those of a
-//! replica that fails (docs/replicas.md).
+//! Every command takes the TLS flags and the bearer token ([`ServerArg`],
+//! docs/security.md). `--server` is one URL, a comma-separated list of URLs
+//! or `dns:///HOST:PORT`; a malformed value or a name that does not
+//! resolve is an error, exit 1. `solve` spreads its batches over every
+//! replica and resends those of a replica that fails (docs/replicas.md).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -42,7 +24,7 @@ use super::server_arg::ServerArg;
 use crate::client::web::WebProtocol;
 use crate::client::{
     ClientError, LoadReport, LoadRpc, LoadSpec, Notice, ReplicaStats, RetryPolicy, SelfPlayReport,
-    SolveOptions, Target, loadtest_with, selfplay_with, solve_case,
+    SolveOptions, TableCodes, Target, loadtest_with, selfplay_with, solve_case,
 };
 use crate::core::Move;
 use crate::core::Variant;
@@ -51,7 +33,7 @@ use crate::ojformat::{OjError, OjReader};
 use crate::wire::pb;
 
 use super::suggest::parse_piles;
-use super::{fail, open_input};
+use super::{CliResult, exit, fail, open_input};
 
 /// Client subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -214,28 +196,7 @@ pub struct LoadtestArgs {
     /// per client; the server must be one http://HOST:PORT): runs the same
     /// test over gRPC first and prints both and their ratio.
     #[arg(long, value_enum, default_value = "grpc")]
-    pub protocol: ProtocolArg,
-}
-
-/// The protocol `client loadtest` speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ProtocolArg {
-    /// gRPC over HTTP/2.
-    Grpc,
-    /// gRPC-Web over HTTP/1.1.
-    GrpcWeb,
-    /// Connect's unary JSON over HTTP/1.1.
-    Json,
-}
-
-impl From<ProtocolArg> for WebProtocol {
-    fn from(p: ProtocolArg) -> WebProtocol {
-        match p {
-            ProtocolArg::Grpc => WebProtocol::Grpc,
-            ProtocolArg::GrpcWeb => WebProtocol::GrpcWeb,
-            ProtocolArg::Json => WebProtocol::Json,
-        }
-    }
+    pub protocol: WebProtocol,
 }
 
 /// Runs the command.
@@ -249,12 +210,12 @@ pub fn run(cmd: ClientCommand) -> ExitCode {
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
     match cmd {
-        ClientCommand::Solve(args) => run_solve(&runtime, args),
-        ClientCommand::Suggest(args) => runtime.block_on(run_suggest(args)),
-        ClientCommand::Tables(args) => runtime.block_on(run_tables(args)),
-        ClientCommand::Loadtest(args) => runtime.block_on(run_loadtest(args)),
+        ClientCommand::Solve(args) => exit(run_solve(&runtime, args)),
+        ClientCommand::Suggest(args) => exit(runtime.block_on(run_suggest(args))),
+        ClientCommand::Tables(args) => exit(runtime.block_on(run_tables(args))),
+        ClientCommand::Loadtest(args) => exit(runtime.block_on(run_loadtest(args))),
         ClientCommand::Check(args) => run_check(&runtime, &args),
-        ClientCommand::Gen(args) => run_gen(&runtime, &args),
+        ClientCommand::Gen(args) => exit(run_gen(&runtime, &args)),
         ClientCommand::Play(args) => super::client_play::run(&runtime, &args),
         ClientCommand::Health(args) => runtime.block_on(run_health(args)),
     }
@@ -301,21 +262,16 @@ enum RemoteSolveError {
     Output(#[from] io::Error),
 }
 
-fn run_solve(runtime: &tokio::runtime::Runtime, args: SolveArgs) -> ExitCode {
-    let input = match open_input(args.file.as_deref()) {
-        Ok(i) => i,
-        Err(e) => {
-            let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
-            return fail(format!("cannot open {name}: {e}"));
-        }
-    };
+fn run_solve(runtime: &tokio::runtime::Runtime, args: SolveArgs) -> CliResult {
+    let input = open_input(args.file.as_deref()).map_err(|e| {
+        let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
+        format!("cannot open {name}: {e}")
+    })?;
     match solve_remote(runtime, input, &args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(RemoteSolveError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
+        Err(RemoteSolveError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        result => result?,
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One replica's line of `client solve --stats`.
@@ -437,182 +393,128 @@ fn solve_remote(
             return Err(ClientError::Protocol(format!("the answering task failed: {e}")).into());
         }
     }
-    match failure {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
-    }
+    failure.map_or(Ok(()), |e| Err(e.into()))
 }
 
-async fn run_suggest(args: SuggestArgs) -> ExitCode {
-    let piles = match parse_piles(&args.piles) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
+async fn run_suggest(args: SuggestArgs) -> CliResult {
+    let piles = parse_piles(&args.piles)?;
     let variant: Variant = args.variant;
     let n = piles.len();
-    let result = async {
-        let mut client = args.server.connect().await?;
-        client
-            .suggest(piles, variant, args.strength, args.seed)
-            .await
+    let mut client = args.server.connect().await?;
+    let r = client
+        .suggest(piles, variant, args.strength, args.seed)
+        .await?;
+    println!("variant: {variant}");
+    println!("piles: {n}");
+    if r.mover_wins {
+        println!("verdict: 1 (the player to move wins)");
+    } else {
+        println!("verdict: 0 (the player to move loses against perfect play)");
     }
-    .await;
-    match result {
-        Ok(r) => {
-            println!("variant: {variant}");
-            println!("piles: {n}");
-            if r.mover_wins {
-                println!("verdict: 1 (the player to move wins)");
-            } else {
-                println!("verdict: 0 (the player to move loses against perfect play)");
-            }
-            for m in r
-                .winning_moves
-                .iter()
-                .filter_map(|m| Move::try_from(m).ok())
-            {
-                println!("winning move: {m}");
-            }
-            if let Some(m) = r.chosen.as_ref().and_then(|m| Move::try_from(m).ok()) {
-                println!("chosen move: {m}");
-            }
-            println!("explanation: {}", r.explanation);
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
+    for m in r
+        .winning_moves
+        .iter()
+        .filter_map(|m| Move::try_from(m).ok())
+    {
+        println!("winning move: {m}");
     }
+    if let Some(m) = r.chosen.as_ref().and_then(|m| Move::try_from(m).ok()) {
+        println!("chosen move: {m}");
+    }
+    println!("explanation: {}", r.explanation);
+    Ok(ExitCode::SUCCESS)
 }
 
-async fn run_tables(args: TablesArgs) -> ExitCode {
-    let piles = match parse_piles(&args.piles) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    let result = async {
-        let mut client = args.server.connect().await?;
-        client.tables(piles, args.chunk_rows).await
-    }
-    .await;
-    let codes = match result {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
+async fn run_tables(args: TablesArgs) -> CliResult {
+    let piles = parse_piles(&args.piles)?;
+    let mut client = args.server.connect().await?;
+    let codes = client.tables(piles, args.chunk_rows).await?;
     let n = codes.n;
     let mut out = io::BufWriter::new(io::stdout().lock());
     let printed = (|| -> io::Result<()> {
-        writeln!(out, "# left[i][j] (1-based), row i lists j = i..{n}")?;
-        for i in 0..n {
-            let row: Vec<String> = (i..n).map(|j| codes.left(i, j).to_string()).collect();
-            writeln!(out, "left[{}]: {}", i + 1, row.join(" "))?;
-        }
-        writeln!(out, "# right[i][j] (1-based), row i lists j = i..{n}")?;
-        for i in 0..n {
-            let row: Vec<String> = (i..n).map(|j| codes.right(i, j).to_string()).collect();
-            writeln!(out, "right[{}]: {}", i + 1, row.join(" "))?;
+        let left = TableCodes::left as fn(&TableCodes, usize, usize) -> u64;
+        for (name, entry) in [("left", left), ("right", TableCodes::right)] {
+            writeln!(out, "# {name}[i][j] (1-based), row i lists j = i..{n}")?;
+            for i in 0..n {
+                let row: Vec<String> = (i..n).map(|j| entry(&codes, i, j).to_string()).collect();
+                writeln!(out, "{name}[{}]: {}", i + 1, row.join(" "))?;
+            }
         }
         out.flush()
     })();
     match printed {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(format!("cannot write the tables: {e}")),
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write the tables: {e}").into())
+        }
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 
-async fn run_loadtest(args: LoadtestArgs) -> ExitCode {
+async fn run_loadtest(args: LoadtestArgs) -> CliResult {
     let (rpc, default_concurrency) = match args.rpc {
         LoadRpcArg::Suggest => (LoadRpc::Suggest, 32),
         LoadRpcArg::Health => (LoadRpc::Health, 32),
-        LoadRpcArg::Play | LoadRpcArg::PlaySelf => (LoadRpc::Play, 64),
+        LoadRpcArg::Play => (LoadRpc::Play, 64),
+        LoadRpcArg::PlaySelf => (LoadRpc::Play, 1),
     };
     let self_play = matches!(args.rpc, LoadRpcArg::PlaySelf);
     let spec = LoadSpec {
         rpc,
-        concurrency: args
-            .concurrency
-            .unwrap_or(if self_play { 1 } else { default_concurrency }),
+        concurrency: args.concurrency.unwrap_or(default_concurrency),
         connections: args.connections,
         requests: args.requests,
         piles: args.piles,
         max_pile: args.max_pile,
         strength: args.strength,
         rate: args.rate,
-        protocol: args.protocol.into(),
+        protocol: args.protocol,
     };
-    let builder = match args.server.builder() {
-        Ok(b) => b,
-        Err(e) => return fail(e),
-    };
+    let builder = args.server.builder()?;
     if self_play {
-        return match selfplay_with(&builder, &spec).await {
-            Ok(r) => {
-                println!("{}", selfplay_line(&spec, &r));
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(e),
-        };
+        let r = selfplay_with(&builder, &spec).await?;
+        println!("{}", selfplay_line(&spec, &r));
+        return Ok(ExitCode::SUCCESS);
     }
-    if rpc == LoadRpc::Play {
-        // The floor first, with the same clients and connections.
-        if let Err(e) = spec.validate() {
-            return fail(e);
-        }
-        let floor_spec = LoadSpec {
+    // Play: the health floor first, with the same clients and connections;
+    // another protocol: native gRPC first, the same requests. The ratio is
+    // the figure.
+    let baseline = if rpc == LoadRpc::Play {
+        Some(LoadSpec {
             rpc: LoadRpc::Health,
             ..spec.clone()
-        };
-        let floor = match loadtest_with(&builder, &floor_spec).await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        println!("{}", loadtest_line(&floor_spec, &floor));
-        return match loadtest_with(&builder, &spec).await {
-            Ok(r) => {
-                println!("{}", loadtest_line(&spec, &r));
-                println!(
-                    "Play / Health: {:.0} % (bot replies per second over the health check's QPS, \
-                     same clients)",
-                    100.0 * r.qps() / floor.qps()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(e),
-        };
-    }
-    if spec.protocol != WebProtocol::Grpc {
-        // Native gRPC first, the same requests: the ratio is the figure.
-        if let Err(e) = spec.validate() {
-            return fail(e);
-        }
-        let native_spec = LoadSpec {
+        })
+    } else if spec.protocol != WebProtocol::Grpc {
+        Some(LoadSpec {
             protocol: WebProtocol::Grpc,
             ..spec.clone()
-        };
-        let native = match loadtest_with(&builder, &native_spec).await {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
-        println!("{}", loadtest_line(&native_spec, &native));
-        return match loadtest_with(&builder, &spec).await {
-            Ok(r) => {
-                println!("{}", loadtest_line(&spec, &r));
-                println!(
-                    "{} / grpc: {:.0} % (QPS over native gRPC's, same requests)",
-                    spec.protocol.name(),
-                    100.0 * r.qps() / native.qps()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(e),
-        };
-    }
-    match loadtest_with(&builder, &spec).await {
-        Ok(r) => {
-            println!("{}", loadtest_line(&spec, &r));
-            ExitCode::SUCCESS
+        })
+    } else {
+        None
+    };
+    let base = match baseline {
+        Some(base_spec) => {
+            spec.validate()?;
+            let r = loadtest_with(&builder, &base_spec).await?;
+            println!("{}", loadtest_line(&base_spec, &r));
+            Some(r)
         }
-        Err(e) => fail(e),
+        None => None,
+    };
+    let r = loadtest_with(&builder, &spec).await?;
+    println!("{}", loadtest_line(&spec, &r));
+    if let Some(base) = base {
+        let ratio = 100.0 * r.qps() / base.qps();
+        if rpc == LoadRpc::Play {
+            println!(
+                "Play / Health: {ratio:.0} % (bot replies per second over the health check's \
+                 QPS, same clients)"
+            );
+        } else {
+            let name = spec.protocol.name();
+            println!("{name} / grpc: {ratio:.0} % (QPS over native gRPC's, same requests)");
+        }
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The line of `client loadtest --rpc play-self`.
@@ -711,26 +613,15 @@ enum RemoteGenError {
     Answers(io::Error),
 }
 
-fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> ExitCode {
+fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> CliResult {
     let spec = super::generate::spec(&args.gen_args);
     // Bad parameters are reported as offline, before any file is created.
-    if let Err(e) = spec.validate() {
-        return fail(e);
-    }
-    let mut stream = match runtime.block_on(async {
+    spec.validate()?;
+    let mut stream = runtime.block_on(async {
         let mut client = args.server.connect().await?;
         client.generate(&spec).await
-    }) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    let mut answers = match &args.gen_args.answers {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Some(io::BufWriter::with_capacity(1 << 16, f)),
-            Err(e) => return fail(format!("cannot create {}: {e}", path.display())),
-        },
-        None => None,
-    };
+    })?;
+    let mut answers = super::generate::create_answers(&args.gen_args)?;
     let mut input = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let result = (|| -> Result<(), RemoteGenError> {
         while let Some(chunk) = runtime
@@ -752,8 +643,8 @@ fn run_gen(runtime: &tokio::runtime::Runtime, args: &RemoteGenArgs) -> ExitCode 
         Ok(())
     })();
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(RemoteGenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+        Err(RemoteGenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        result => result?,
     }
+    Ok(ExitCode::SUCCESS)
 }

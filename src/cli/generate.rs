@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use crate::judge::generate::{Family, GenError, GenSpec, generate};
 
-use super::fail;
+use super::{CliResult, exit};
 use crate::core::Variant;
 
 /// Arguments of `stonegame gen`.
@@ -50,29 +50,32 @@ pub fn spec(args: &GenArgs) -> GenSpec {
     }
 }
 
+/// The `--answers` file, created and buffered (shared with `client gen`).
+pub fn create_answers(args: &GenArgs) -> Result<Option<BufWriter<File>>, String> {
+    let create = |path: &PathBuf| match File::create(path) {
+        Ok(f) => Ok(BufWriter::with_capacity(1 << 16, f)),
+        Err(e) => Err(format!("cannot create {}: {e}", path.display())),
+    };
+    args.answers.as_ref().map(create).transpose()
+}
+
 /// Runs the command.
 pub fn run(args: GenArgs) -> ExitCode {
-    let spec = spec(&args);
+    exit(run_gen(&args))
+}
+
+fn run_gen(args: &GenArgs) -> CliResult {
+    let spec = spec(args);
     // Bad parameters are reported before any file is created.
-    if let Err(e) = spec.validate() {
-        return fail(e);
-    }
-    let mut answers = match &args.answers {
-        Some(path) => match File::create(path) {
-            Ok(f) => Some(BufWriter::with_capacity(1 << 16, f)),
-            Err(e) => return fail(format!("cannot create {}: {e}", path.display())),
-        },
-        None => None,
-    };
+    spec.validate()?;
+    let mut answers = create_answers(args)?;
     let mut input = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let result = generate(
-        &spec,
-        &mut input,
-        answers.as_mut().map(|w| w as &mut dyn Write),
-    );
-    match result {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(GenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(e),
+    let answers = answers.as_mut().map(|w| w as &mut dyn Write);
+    match generate(&spec, &mut input, answers) {
+        Err(GenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        result => {
+            result?;
+        }
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -76,20 +76,21 @@ pub fn main() -> ExitCode {
 /// Opens FILE, or standard input for `None` or `-`, buffered.
 pub fn open_input(path: Option<&std::path::Path>) -> std::io::Result<Box<dyn std::io::BufRead>> {
     const BUF: usize = 1 << 16;
-    match path {
-        None => Ok(Box::new(std::io::BufReader::with_capacity(
-            BUF,
-            std::io::stdin(),
-        ))),
-        Some(p) if p.as_os_str() == "-" => Ok(Box::new(std::io::BufReader::with_capacity(
-            BUF,
-            std::io::stdin(),
-        ))),
-        Some(p) => Ok(Box::new(std::io::BufReader::with_capacity(
+    Ok(match path.filter(|p| p.as_os_str() != "-") {
+        None => Box::new(std::io::BufReader::with_capacity(BUF, std::io::stdin())),
+        Some(p) => Box::new(std::io::BufReader::with_capacity(
             BUF,
             std::fs::File::open(p)?,
-        ))),
-    }
+        )),
+    })
+}
+
+/// What a command returns: its exit code, or the error [`exit`] reports.
+pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+/// The exit code of a command's result: an error is reported by [`fail`].
+pub fn exit(result: CliResult) -> ExitCode {
+    result.unwrap_or_else(fail)
 }
 
 /// Prints `error: {msg}` on stderr and returns exit code 1.

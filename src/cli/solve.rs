@@ -104,10 +104,7 @@ pub fn solve_stream(
         }
     }
     progress.finish();
-    match failure {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
-    }
+    failure.map_or(Ok(()), |e| Err(e.into()))
 }
 
 /// A progress bar on stderr that appears only on a terminal and only after a

@@ -14,6 +14,7 @@ use futures::{Stream, StreamExt};
 use tokio::sync::mpsc;
 use tonic::transport::Channel;
 use tonic::{Code, Status, Streaming};
+use tonic_health::pb::health_client::HealthClient;
 
 use super::connect::{AddToken, Transport, stonegame_client};
 use super::error::ClientError;
@@ -92,11 +93,6 @@ pub struct Client {
 const CALL_ATTEMPTS: u32 = 3;
 
 impl Client {
-    /// A client over an existing channel (one server).
-    pub fn from_channel(channel: Channel) -> Client {
-        Client::from_channel_with_token(channel, AddToken::default())
-    }
-
     /// A client over an existing channel (one server), sending `token`.
     pub fn from_channel_with_token(channel: Channel, token: AddToken) -> Client {
         let target = Target::Single("(channel)".into());
@@ -136,19 +132,23 @@ impl Client {
         &mut self.inner
     }
 
-    /// Runs `call`. A call that raced a server's graceful GOAWAY and never
+    /// Runs `call` with a copy of `request`. A call that raced a server's graceful GOAWAY and never
     /// reached it ([`never_reached_server`]) is sent again at once, on any
     /// target, up to [`CALL_ATTEMPTS`] times in all. Over several
     /// replicas, a call refused with UNAVAILABLE (a replica gone or shutting
     /// down) is tried again too, with backoff, and the resolver is told.
-    pub(super) async fn with_resends<T, F, Fut>(&self, mut call: F) -> Result<T, Status>
+    pub(super) async fn with_resends<R: Clone, T, F, Fut>(
+        &self,
+        request: &R,
+        mut call: F,
+    ) -> Result<T, Status>
     where
-        F: FnMut(StoneGameClient<Transport>) -> Fut,
+        F: FnMut(StoneGameClient<Transport>, R) -> Fut,
         Fut: Future<Output = Result<T, Status>>,
     {
         let mut attempt = 1;
         loop {
-            match call(self.inner.clone()).await {
+            match call(self.inner.clone(), request.clone()).await {
                 Err(status) if never_reached_server(&status) && attempt < CALL_ATTEMPTS => {
                     attempt += 1;
                 }
@@ -285,10 +285,7 @@ impl Client {
     ) -> Result<Streaming<pb::GenerateChunk>, ClientError> {
         let request = generate_request(spec);
         Ok(self
-            .with_resends(|mut c| {
-                let request = request.clone();
-                async move { c.generate(request).await }
-            })
+            .with_resends(&request, |mut c, r| async move { c.generate(r).await })
             .await?
             .into_inner())
     }
@@ -308,10 +305,7 @@ impl Client {
             seed,
         };
         Ok(self
-            .with_resends(|mut c| {
-                let req = req.clone();
-                async move { c.suggest_move(req).await }
-            })
+            .with_resends(&req, |mut c, r| async move { c.suggest_move(r).await })
             .await?
             .into_inner())
     }
@@ -326,10 +320,7 @@ impl Client {
         let piles_kept = piles.clone();
         let request = pb::GetTablesRequest { piles, chunk_rows };
         let mut stream = self
-            .with_resends(|mut c| {
-                let request = request.clone();
-                async move { c.get_tables(request).await }
-            })
+            .with_resends(&request, |mut c, r| async move { c.get_tables(r).await })
             .await?
             .into_inner();
         let mut codes = TableCodes {
@@ -376,13 +367,10 @@ impl Client {
         let request = tonic_health::pb::HealthCheckRequest {
             service: service.to_string(),
         };
-        let channel = self.channel.clone();
         let resp = self
-            .with_resends(|_| {
-                let mut health =
-                    tonic_health::pb::health_client::HealthClient::new(channel.clone());
-                let request = request.clone();
-                async move { health.check(request).await }
+            .with_resends(&request, |_, r| {
+                let mut health = HealthClient::new(self.channel.clone());
+                async move { health.check(r).await }
             })
             .await?;
         Ok(resp.into_inner().status)

@@ -37,21 +37,16 @@ impl EndpointSettings {
             (Some(_), Some(rest)) => format!("https://{rest}"),
             _ => url.to_string(),
         };
-        let url = url.as_str();
-        let mut endpoint = Endpoint::from_shared(url.to_string())
-            .map_err(|source| ClientError::Connect {
-                url: url.to_string(),
-                source,
-            })?
+        let failed = |source| ClientError::Connect {
+            url: url.clone(),
+            source,
+        };
+        let mut endpoint = Endpoint::from_shared(url.clone())
+            .map_err(failed)?
             .tcp_nodelay(true)
             .max_frame_size(MAX_FRAME_SIZE);
         if let Some(tls) = &self.tls {
-            endpoint = endpoint
-                .tls_config(tls.clone())
-                .map_err(|source| ClientError::Connect {
-                    url: url.to_string(),
-                    source,
-                })?;
+            endpoint = endpoint.tls_config(tls.clone()).map_err(failed)?;
         }
         if let Some(timeout) = self.connect_timeout {
             endpoint = endpoint.connect_timeout(timeout);

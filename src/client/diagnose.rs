@@ -9,10 +9,6 @@ use std::io;
 /// What went wrong connecting to `url`: the chain of causes below
 /// `error`, led by a hint when the failure is a known one.
 pub fn connect_failure(url: &str, error: &(dyn Error + 'static)) -> String {
-    failure(url, error)
-}
-
-fn failure(url: &str, error: &(dyn Error + 'static)) -> String {
     let chain = causes(error);
     let address = url.split("://").nth(1).unwrap_or(url).trim_end_matches('/');
     with_hint(hint(&chain, error, url, address), &chain)
@@ -53,30 +49,25 @@ pub fn status_chain(status: &tonic::Status) -> Vec<String> {
     chain
 }
 
+/// `error` and its sources.
+fn chain<'a>(error: &'a (dyn Error + 'static)) -> impl Iterator<Item = &'a (dyn Error + 'static)> {
+    std::iter::successors(Some(error), |&e| e.source())
+}
+
 /// The messages of `error` and its sources, repeated ones once.
 fn causes(error: &(dyn Error + 'static)) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut next = Some(error);
-    while let Some(e) = next {
-        let line = e.to_string();
+    for line in chain(error).map(|e| e.to_string()) {
         if !out.iter().any(|seen| seen.contains(&line)) {
             out.push(line);
         }
-        next = e.source();
     }
     out
 }
 
 /// The first `io::Error` in the chain of `error`.
 fn io_kind(error: &(dyn Error + 'static)) -> Option<io::ErrorKind> {
-    let mut next = Some(error);
-    while let Some(e) = next {
-        if let Some(io) = e.downcast_ref::<io::Error>() {
-            return Some(io.kind());
-        }
-        next = e.source();
-    }
-    None
+    chain(error).find_map(|e| Some(e.downcast_ref::<io::Error>()?.kind()))
 }
 
 fn hint(chain: &[String], error: &(dyn Error + 'static), url: &str, address: &str) -> String {
@@ -130,18 +121,9 @@ fn hint(chain: &[String], error: &(dyn Error + 'static), url: &str, address: &st
 mod tests {
     use super::*;
 
-    #[derive(Debug)]
-    struct Outer(io::Error);
-    impl std::fmt::Display for Outer {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("transport error")
-        }
-    }
-    impl Error for Outer {
-        fn source(&self) -> Option<&(dyn Error + 'static)> {
-            Some(&self.0)
-        }
-    }
+    #[derive(Debug, thiserror::Error)]
+    #[error("transport error")]
+    struct Outer(#[source] io::Error);
 
     #[test]
     fn a_refused_connection_says_to_start_the_server() {

@@ -3,21 +3,12 @@
 //! replies per second in whole games of the Play RPC
 //! ([`LoadRpc::Play`], closed loop only; [`super::playload`]).
 //!
-//! Two ways to send ([`LoadSpec`]):
-//!
-//! * **closed loop** (the default): `concurrency` clients, each sending its
-//!   next request as soon as the previous one is answered. This finds the
-//!   highest QPS, but the latency it reports is largely queueing: with `c`
-//!   requests always outstanding, the mean latency is `c / QPS` (Little's
-//!   law), whatever the server does.
-//! * **open loop** (`rate`): requests leave on a fixed schedule, one every
-//!   1/rate seconds, whether or not earlier ones were answered (at most
-//!   `concurrency` are outstanding; a request waiting for that is still
-//!   timed from its scheduled start, so a slow server is not hidden —
-//!   "coordinated omission"). This shows the latency at a given load.
-//!
-//! The clients share `connections` HTTP/2 connections round-robin (by
-//! default one connection per client).
+//! [`LoadSpec`] picks closed loop (`concurrency` clients, each sending its
+//! next request when the last is answered: the highest QPS, latency mostly
+//! queueing) or open loop (`rate`: requests on a fixed schedule, each timed
+//! from its scheduled start, so a slow server is not hidden), as
+//! docs/service.md ("The load tester") explains. The clients share
+//! `connections` HTTP/2 connections round-robin (by default one per client).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

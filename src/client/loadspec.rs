@@ -8,26 +8,21 @@ use std::time::Duration;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Which protocol a load test speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum WebProtocol {
-    /// gRPC over HTTP/2 (the [`super::calls::Client`]).
-    #[default]
-    Grpc,
-    /// gRPC-Web over HTTP/1.1.
-    GrpcWeb,
-    /// Connect's unary JSON over HTTP/1.1.
-    Json,
-}
+use crate::core::named_enum;
 
-impl WebProtocol {
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            WebProtocol::Grpc => "grpc",
-            WebProtocol::GrpcWeb => "grpc-web",
-            WebProtocol::Json => "json",
-        }
+named_enum! {
+    /// Which protocol a load test speaks (also `client loadtest --protocol`;
+    /// its name is the one used there and in reports).
+    #[derive(Default)]
+    #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+    pub enum WebProtocol: fn name {
+        /// gRPC over HTTP/2.
+        #[default]
+        Grpc => "grpc",
+        /// gRPC-Web over HTTP/1.1.
+        GrpcWeb => "grpc-web",
+        /// Connect's unary JSON over HTTP/1.1.
+        Json => "json",
     }
 }
 

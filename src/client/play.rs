@@ -195,10 +195,10 @@ impl Client {
             action: Some(first),
         };
         let (requests, events) = self
-            .with_resends(|mut c| {
+            .with_resends(&first, |mut c, first| {
                 let (tx, rx) = mpsc::channel(QUEUE);
-                let outgoing = futures::stream::once(std::future::ready(first.clone()))
-                    .chain(ReceiverStream::new(rx));
+                let outgoing =
+                    futures::stream::once(std::future::ready(first)).chain(ReceiverStream::new(rx));
                 async move { Ok((tx, c.play(outgoing).await?.into_inner())) }
             })
             .await?;

@@ -23,7 +23,7 @@ use super::calls::Client;
 use super::error::ClientError;
 use super::loadspec::{LoadReport, LoadRpc, LoadSpec, row};
 use super::play::{GameSpec, PlayEvent, PlaySession, Seat};
-use crate::core::{Side, Variant};
+use crate::core::Side;
 use crate::wire::pb;
 
 /// The next event that is a state or the end of the game.
@@ -46,16 +46,13 @@ async fn step(session: &mut PlaySession) -> Result<Step, ClientError> {
     }
 }
 
-/// A random legal move in `state` (a random end, a random take).
-fn random_move(state: &pb::GameState, variant: Variant, rng: &mut ChaCha8Rng) -> (Side, u64) {
-    let side = if variant == Variant::Leftmost || rng.random_bool(0.5) {
-        Side::Left
+/// A random legal move of the two-ends game in `state` (a random end, a
+/// random take).
+fn random_move(state: &pb::GameState, rng: &mut ChaCha8Rng) -> (Side, u64) {
+    let (side, size) = if rng.random_bool(0.5) {
+        (Side::Left, state.left_size)
     } else {
-        Side::Right
-    };
-    let size = match side {
-        Side::Left => state.left_size,
-        Side::Right => state.right_size,
+        (Side::Right, state.right_size)
     };
     (side, rng.random_range(1..=size.max(1)))
 }
@@ -97,7 +94,7 @@ async fn play_client(
                 claimed.fetch_sub(1, Ordering::Relaxed);
                 return Ok((latencies, games));
             }
-            let (side, take) = random_move(&state, Variant::TwoEnds, &mut rng);
+            let (side, take) = random_move(&state, &mut rng);
             let t = Instant::now();
             session.submit(state.ply, side, take).await?;
             // The state after the client's move, then the bot's answer.
@@ -158,7 +155,7 @@ pub(super) async fn bot_replies(
 }
 
 /// What [`selfplay`] measured.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SelfPlayReport {
     /// Games played to the end.
     pub games: u64,
@@ -234,13 +231,7 @@ pub async fn selfplay_with(
         }
     });
     let mut starts = Vec::new();
-    let mut report = SelfPlayReport {
-        games: 0,
-        plies: 0,
-        start_p50: Duration::ZERO,
-        start_max: Duration::ZERO,
-        after_start: Duration::ZERO,
-    };
+    let mut report = SelfPlayReport::default();
     for games in futures::future::join_all(tasks).await {
         for (start, after, plies) in games? {
             starts.push(start);

@@ -111,10 +111,10 @@ pub(crate) async fn start(
         Target::Balanced(sources) => sources.clone(),
     };
     let first = resolve(&sources).await?;
-    let mut endpoints = Vec::with_capacity(first.len());
-    for url in &first {
-        endpoints.push((url.clone(), settings.endpoint(url)?));
-    }
+    let endpoints = first
+        .iter()
+        .map(|url| Ok((url.clone(), settings.endpoint(url)?)))
+        .collect::<Result<Vec<_>, ClientError>>()?;
     let (channel, changes) = Channel::balance_channel::<String>(64);
     for (url, endpoint) in endpoints {
         // The receiver is alive: the channel was just made.

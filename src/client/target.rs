@@ -62,10 +62,9 @@ pub struct TargetError {
 }
 
 fn entry_prefix(entry: &Option<(usize, String)>) -> String {
-    match entry {
-        Some((i, text)) => format!("entry {i} ({text:?}): "),
-        None => String::new(),
-    }
+    entry
+        .as_ref()
+        .map_or(String::new(), |(i, text)| format!("entry {i} ({text:?}): "))
 }
 
 /// What the forms look like, for error messages.
@@ -158,13 +157,8 @@ impl fmt::Display for Target {
         match self {
             Target::Single(url) => f.write_str(url),
             Target::Balanced(sources) => {
-                for (i, s) in sources.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{s}")?;
-                }
-                Ok(())
+                let entries: Vec<String> = sources.iter().map(Source::to_string).collect();
+                f.write_str(&entries.join(","))
             }
         }
     }

@@ -40,16 +40,16 @@ impl WebClient {
     /// `url` (`http://HOST:PORT`: the browsers' protocols are measured in
     /// plaintext).
     pub fn new(protocol: WebProtocol, url: &str) -> Result<WebClient, ClientError> {
-        let base = url.trim_end_matches('/');
-        let origin: http::Uri = base.parse().map_err(|e| ClientError::WebUrl {
+        let bad = |reason: String| ClientError::WebUrl {
             url: url.to_string(),
-            reason: format!("{e}"),
-        })?;
+            reason,
+        };
+        let base = url.trim_end_matches('/');
+        let origin: http::Uri = base.parse().map_err(|e| bad(format!("{e}")))?;
         if origin.scheme_str() != Some("http") {
-            return Err(ClientError::WebUrl {
-                url: url.to_string(),
-                reason: "gRPC-Web and JSON load tests take one http://HOST:PORT URL".into(),
-            });
+            return Err(bad(
+                "gRPC-Web and JSON load tests take one http://HOST:PORT URL".into(),
+            ));
         }
         match protocol {
             WebProtocol::GrpcWeb => {
@@ -59,17 +59,13 @@ impl WebClient {
                     origin,
                 )))
             }
-            WebProtocol::Grpc => Err(ClientError::WebUrl {
-                url: url.to_string(),
-                reason: "gRPC goes through the gRPC client, not a web one".into(),
-            }),
+            WebProtocol::Grpc => Err(bad(
+                "gRPC goes through the gRPC client, not a web one".into()
+            )),
             WebProtocol::Json => {
                 let uri = format!("{base}/stonegame.v1.StoneGame/SuggestMove")
                     .parse()
-                    .map_err(|e| ClientError::WebUrl {
-                        url: url.to_string(),
-                        reason: format!("{e}"),
-                    })?;
+                    .map_err(|e| bad(format!("{e}")))?;
                 Ok(WebClient::Json(
                     HttpClient::builder(TokioExecutor::new()).build_http(),
                     uri,

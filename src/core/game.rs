@@ -1,29 +1,18 @@
 //! Whole games: a referee and a bot that check and answer every move in
 //! O(1) amortized time, whatever the row's length (docs/play.md).
 //!
-//! Only the end piles are ever touched, so every position of a game on the
-//! row `a_1 … a_n` is `(x, a_p, …, a_q, y)`: the *live* piles are the
-//! original piles `first ..= last` (0-based here), the end ones reduced to
-//! `x` (`left_size`) and `y` (`right_size`), and the *interior* `[p, q] =
-//! [first + 1, last − 1]` is untouched (docs/game.md §1). With
-//! `L = left[p][q]` and `R = right[p][q]`, one step of the recurrence gives
-//! `t = left_step(L, R, y)`, the left pile that loses, and
-//! `u = right_step(L, R, x)`, the right pile that loses
-//! ([`tables::left_step`](crate::core::tables::left_step)): the mover loses
-//! exactly when `x = t`, and the winning moves reduce the left pile to `t`
-//! (if `t < x`) and the right pile to `u` (if `u < y`). With an empty
-//! interior `t = y` and `u = x`; one pile is a win (take it all).
-//!
-//! So a position needs only `(L, R)` of its interior, and each pile removal
-//! shortens the interior by one: a game walks down the layers of interval
-//! length one at a time. A [`GameRow`] keeps every `s`-th layer of the row
-//! from one O(n²) sweep (2-bit codes, about n²/(4s) bytes, shared by every
-//! game on the row); a [`Game`] recomputes the next `s` layers inside its
-//! *cone* (the cells of the current interior) when it drops below a kept
-//! layer: O(s²) once per `s` removals. Rows of at most
-//! [`FULL_TABLE_MAX_PILES`] piles keep no layers; their one cone is the full
-//! table. The leftmost variant needs one O(n) pass of suffix verdicts
-//! (docs/game.md §2).
+//! docs/play.md, "The engine", has the details. A position is `(x, a_p, …,
+//! a_q, y)`: the live piles `first ..= last` (0-based), the end ones reduced
+//! to `x` and `y`, the interior `[p, q]` untouched. With `(L, R)` of the
+//! interior, one step of the recurrence ([`left_step`], [`right_step`])
+//! gives the losing end values `t` and `u`: the mover loses exactly when
+//! `x = t`, and the winning moves reduce the left pile to `t < x` or the
+//! right one to `u < y`. A game walks down the layers one at a time: a
+//! [`GameRow`] keeps every `s`-th layer from one O(n²) sweep (shared by
+//! every game on the row), and a [`Game`] recomputes the layers below a
+//! kept one inside its *cone* when it drops below it (none for rows of at
+//! most [`FULL_TABLE_MAX_PILES`] piles; the leftmost variant needs one O(n)
+//! pass, docs/game.md §2).
 //!
 //! A game's whole state is [`GameState`]: five numbers, which with the
 //! original row rebuild the game exactly ([`Game::resume`]).
@@ -38,7 +27,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::cancel::Cancel;
-use super::moves::{Analysis, Move, Side};
+use super::moves::{Analysis, Move, Side, random_end_move};
 use super::row::{ValidRow, Variant};
 use super::tables::{left_step, right_step};
 
@@ -664,7 +653,7 @@ impl Game {
                 None => self.lost_move(when_lost, rng),
             }
         } else {
-            self.random_move(rng)
+            random_end_move(self.left, self.right, self.two_sided(), rng)
         })
     }
 
@@ -696,21 +685,6 @@ impl Game {
                 let take = rng.random_range(pile.div_ceil(2)..=pile);
                 Move::to_remaining(side, pile, pile - take)
             }
-        }
-    }
-
-    /// A uniformly random legal move (as SuggestMove's: every take from
-    /// either end equally likely; one pile counts once, as the left one).
-    fn random_move(&self, rng: &mut impl Rng) -> Move {
-        let (x, y) = (self.left, self.right);
-        let two_sided = self.two_sided();
-        // x + y ≤ 2 · (2^63 − 1) < 2^64.
-        let total = if two_sided { x + y } else { x };
-        let k = rng.random_range(0..total);
-        if k < x {
-            Move::to_remaining(Side::Left, x, x - 1 - k)
-        } else {
-            Move::to_remaining(Side::Right, y, y - (k - x + 1))
         }
     }
 }

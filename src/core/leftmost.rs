@@ -21,12 +21,8 @@ pub fn first_player_wins(row: &ValidRow<'_>) -> bool {
 /// The pile size the leftmost pile should be reduced to, if the position is
 /// won: 0 (take it all) when the rest is lost, else 1. `None` when lost.
 pub fn winning_remaining(row: &ValidRow<'_>) -> Option<u64> {
-    let first = row.first_pile();
     let rest_wins = wins(&row[1..]);
-    match (first > 1, rest_wins) {
-        (true, false) => Some(0),
-        (true, true) => Some(1),
-        (false, false) => Some(0),
-        (false, true) => None,
-    }
+    // Lost only when a_1 = 1 and the rest wins; leave 1 exactly when the
+    // rest wins (the opponent must take it).
+    (row.first_pile() > 1 || !rest_wins).then_some(u64::from(rest_wins))
 }

@@ -20,6 +20,43 @@
 //! The transport, the file formats and the CLI live outside this module and
 //! only call into it.
 
+/// An enum whose values have names: the enum (`Debug, Clone, Copy,
+/// PartialEq, Eq, Hash`, and the attributes given), `ALL` (every value, in
+/// order), `fn $name` (each value's name) and a `Display` that writes it.
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $enum:ident: fn $name:ident {
+            $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        $vis enum $enum {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $enum {
+            /// Every value, in order.
+            pub const ALL: [$enum; [$($text),+].len()] = [$($enum::$variant),+];
+
+            /// The value's name.
+            pub fn $name(self) -> &'static str {
+                match self {
+                    $($enum::$variant => $text),+
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $enum {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.$name())
+            }
+        }
+    };
+}
+pub(crate) use named_enum;
+
 pub mod batch;
 pub mod cancel;
 pub mod exhaustive;

@@ -209,3 +209,17 @@ pub fn legal_moves(piles: &[u64], variant: Variant) -> Vec<Move> {
     }
     out
 }
+
+/// A uniformly random legal move on the end piles `x` (left) and `y`
+/// (right): every take from either end equally likely; with `two_sided`
+/// false (one pile, or the leftmost variant) only the left one.
+pub fn random_end_move(x: u64, y: u64, two_sided: bool, rng: &mut impl rand::Rng) -> Move {
+    // x + y ≤ 2 · (2^63 − 1) < 2^64.
+    let total = if two_sided { x + y } else { x };
+    let k = rng.random_range(0..total);
+    if k < x {
+        Move::to_remaining(Side::Left, x, x - 1 - k)
+    } else {
+        Move::to_remaining(Side::Right, y, y - (k - x + 1))
+    }
+}

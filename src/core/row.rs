@@ -5,7 +5,6 @@
 //! (`a_1 … a_n`).
 
 use std::borrow::Cow;
-use std::fmt;
 use std::ops::Deref;
 use std::str::FromStr;
 
@@ -16,31 +15,18 @@ pub const MAX_PILE: u64 = i64::MAX as u64;
 /// Default largest number of piles in one row.
 pub const MAX_PILES: usize = 200_000;
 
-/// Which game is played on the row. With the `cli` feature it is also
-/// the command line's `--variant` value (`two-ends`, `leftmost`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Variant {
-    /// A move takes stones from the leftmost or the rightmost pile (ZJOI 2009).
-    #[default]
-    TwoEnds,
-    /// A move takes stones from the leftmost pile only (docs/game.md §2).
-    Leftmost,
-}
-
-impl Variant {
-    /// The name used on the command line and in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::TwoEnds => "two-ends",
-            Variant::Leftmost => "leftmost",
-        }
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named_enum! {
+    /// Which game is played on the row. With the `cli` feature it is also
+    /// the command line's `--variant` value (`two-ends`, `leftmost`); its
+    /// name is the one used there and in messages.
+    #[derive(Default)]
+    #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+    pub enum Variant: fn name {
+        /// A move takes stones from the leftmost or the rightmost pile (ZJOI 2009).
+        #[default]
+        TwoEnds => "two-ends",
+        /// A move takes stones from the leftmost pile only (docs/game.md §2).
+        Leftmost => "leftmost",
     }
 }
 

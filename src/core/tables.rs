@@ -165,17 +165,4 @@ impl Tables {
         let n = self.len();
         n == 1 || self.piles[0] != self.left(1, n - 1)
     }
-
-    /// Is the position `(x, a_i, …, a_j, y)` lost for the player to move?
-    /// `x` / `y` are the current end piles (0 = gone); `i ≤ j` is the
-    /// untouched interior. O(1): one step of the recurrence.
-    pub fn is_lost_with_ends(&self, x: u64, i: usize, j: usize, y: u64) -> bool {
-        // left of (a_i..a_j, y) is the x that loses.
-        let want = if y == 0 {
-            self.left(i, j)
-        } else {
-            left_step(self.left(i, j), self.right(i, j), y)
-        };
-        x == want
-    }
 }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::cancel::{Cancel, Never};
 use super::kernel::direct::{self, Width, Word};
-use super::kernel::{Isa, KernelOptions, codes};
+use super::kernel::{KernelOptions, codes};
 use super::leftmost;
 use super::row::{MAX_PILES, RowError, ValidRow, Variant};
 
@@ -66,15 +66,6 @@ pub fn end_values_with<C: Cancel + ?Sized>(
             right_of_head: r[0].decode(),
         })
     }
-    let kind = match kind {
-        // A word too narrow for the row would wrap: take the narrowest that
-        // holds it.
-        KernelKind::Direct(w) => {
-            let max = row.iter().copied().max().unwrap_or(0);
-            KernelKind::Direct(w.max(Width::for_max_pile(max)))
-        }
-        KernelKind::Codes => KernelKind::Codes,
-    };
     match kind {
         KernelKind::Codes => {
             let (l, r) = codes::layer(row, n - 1, opts, cancel)?;
@@ -83,18 +74,24 @@ pub fn end_values_with<C: Cancel + ?Sized>(
                 right_of_head: codes::decode(r[0], row.first_pile()),
             })
         }
-        KernelKind::Direct(Width::W16) => direct::<i16, C>(row, opts, cancel),
-        KernelKind::Direct(Width::W32) => direct::<i32, C>(row, opts, cancel),
-        KernelKind::Direct(Width::W64) => direct::<i64, C>(row, opts, cancel),
+        // A word too narrow for the row would wrap: take the narrowest that
+        // holds it.
+        KernelKind::Direct(w) => {
+            let max = row.iter().copied().max().unwrap_or(0);
+            match w.max(Width::for_max_pile(max)) {
+                Width::W16 => direct::<i16, C>(row, opts, cancel),
+                Width::W32 => direct::<i32, C>(row, opts, cancel),
+                Width::W64 => direct::<i64, C>(row, opts, cancel),
+            }
+        }
     }
 }
 
 /// The default kernel options for a row of `n` piles.
 pub fn default_options(n: usize) -> KernelOptions {
     KernelOptions {
-        isa: Isa::detect(),
         parallel: n >= PARALLEL_MIN_PILES,
-        blocking: true,
+        ..KernelOptions::default()
     }
 }
 

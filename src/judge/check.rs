@@ -7,38 +7,17 @@
 //! memory (a single over-long answer line is not either: only its first bytes
 //! are kept for the message).
 //!
-//! # What the answer must look like
-//!
-//! Line `k` (1-based, lines separated by `\n`) is the answer to case `k`:
-//! exactly one character, `0` or `1`, possibly followed by trailing
-//! whitespace (spaces, tabs, form feeds, and the `\r` of a CRLF line end).
-//! After the answer to the last case only whitespace may follow, on any
-//! number of lines (blank lines at the very end are fine); the last line
-//! needs no line end. Everything else is a **presentation error**, among it:
-//!
-//! * fewer answer lines than cases (an empty answer file included);
-//! * a non-blank line after the answer to the last case (more lines than cases);
-//! * a blank or whitespace-only line before the answer to the last case
-//!   (a blank line in the middle);
-//! * leading whitespace (` 1`), two tokens on one line (`1 0`), and any token
-//!   other than `0` or `1`: `2`, `01`, `+1`, `-0`, `1.0`, `true`, `yes`, …;
-//! * bytes that are not ASCII text where an answer is expected.
-//!
-//! # Verdicts, in order of precedence
-//!
-//! | verdict | exit code | when |
-//! |---------|-----------|------|
-//! | [`Verdict::JudgeFailure`] | 3 | the test input itself is malformed (reported with its case, line and column), or a file cannot be read |
-//! | [`Verdict::PresentationError`] | 2 | the answer breaks the rules above (the first such line is reported) |
-//! | [`Verdict::WrongAnswer`] | 1 | well-formed, but some answer differs from the truth (the first one and the number of wrong cases are reported) |
-//! | [`Verdict::Accepted`] | 0 | every answer is right |
-//!
-//! A malformed input is always a judge failure, even when it is only found
-//! after the answer already failed: the whole input is read (without solving
-//! once the verdict is a presentation error) before the verdict is given.
-//!
-//! The verdict line ([`CheckReport::message`]) follows testlib: `ok …`,
-//! `wrong answer …`, `wrong output format …`, `FAIL …`.
+//! The rules are those of docs/judging.md, "The checker": line `k` is the
+//! answer to case `k`, exactly `0` or `1` and trailing whitespace (spaces,
+//! tabs, form feeds, the `\r` of CRLF); only whitespace may follow the last
+//! answer, and anything else is a presentation error. Verdicts, in order of
+//! precedence: [`Verdict::JudgeFailure`] (a malformed input, reported with
+//! its case, line and column, or an unreadable file; the whole input is read
+//! even after the answer failed), [`Verdict::PresentationError`] (the first
+//! such line), [`Verdict::WrongAnswer`] (the first wrong case and how many),
+//! [`Verdict::Accepted`]. The verdict line ([`CheckReport::message`])
+//! follows testlib: `ok …`, `wrong answer …`, `wrong output format …`,
+//! `FAIL …`.
 
 use std::fmt;
 use std::io::{self, BufRead};
@@ -49,29 +28,24 @@ use crate::ojformat::OjReader;
 use super::{OnPool, SolveBatch};
 use crate::core::batch::Batch;
 
-/// The checker's verdict.
+/// The checker's verdict; its discriminant is the testlib exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// Every answer is right.
-    Accepted,
+    Accepted = 0,
     /// Well-formed output with at least one wrong answer.
-    WrongAnswer,
+    WrongAnswer = 1,
     /// The output is not one `0`/`1` line per case.
-    PresentationError,
+    PresentationError = 2,
     /// The test input is malformed or a file cannot be read: the judge's fault.
-    JudgeFailure,
+    JudgeFailure = 3,
 }
 
 impl Verdict {
     /// The testlib exit code: 0 accepted, 1 wrong answer, 2 presentation
     /// error, 3 judge failure.
     pub fn exit_code(self) -> u8 {
-        match self {
-            Verdict::Accepted => 0,
-            Verdict::WrongAnswer => 1,
-            Verdict::PresentationError => 2,
-            Verdict::JudgeFailure => 3,
-        }
+        self as u8
     }
 
     /// The testlib word(s) that start the verdict line.
@@ -262,11 +236,7 @@ impl<R: BufRead> Checker<R> {
     fn compare(&mut self, expected: bool) -> Result<(), Failure> {
         let case = self.compared + 1;
         let total = self.cases;
-        let line = self
-            .answers
-            .next_line()
-            .map_err(|e| Failure(format!("cannot read the answer: {e}")))?;
-        match line {
+        match self.next_answer()? {
             None => {
                 let lines = self.answers.line;
                 self.format_error = Some(format!(
@@ -302,32 +272,26 @@ impl<R: BufRead> Checker<R> {
 
     /// After the answers to all cases: only whitespace may follow.
     fn finish_answer(&mut self) -> Result<(), Failure> {
-        loop {
-            let line = self
-                .answers
-                .next_line()
-                .map_err(|e| Failure(format!("cannot read the answer: {e}")))?;
-            match line {
+        let (line, text) = loop {
+            match self.next_answer()? {
                 None => return Ok(()),
                 Some((_, AnswerLine::Blank)) => {}
-                Some((line, AnswerLine::Answer(b))) => {
-                    self.extra_line(line, &digit(b).to_string());
-                    return Ok(());
-                }
-                Some((line, AnswerLine::Malformed(text))) => {
-                    self.extra_line(line, &text);
-                    return Ok(());
-                }
+                Some((line, AnswerLine::Answer(b))) => break (line, digit(b).to_string()),
+                Some((line, AnswerLine::Malformed(text))) => break (line, text),
             }
-        }
-    }
-
-    fn extra_line(&mut self, line: u64, text: &str) {
+        };
         self.format_error = Some(format!(
-            "line {line}: unexpected `{text}` after the answers to all {} \
-                         (more lines than cases)",
+            "line {line}: unexpected `{text}` after the answers to all {} (more lines than cases)",
             plural(self.cases, "case", "cases"),
         ));
+        Ok(())
+    }
+
+    /// The next answer line (see [`AnswerLines::next_line`]).
+    fn next_answer(&mut self) -> Result<Option<(u64, AnswerLine)>, Failure> {
+        self.answers
+            .next_line()
+            .map_err(|e| Failure(format!("cannot read the answer: {e}")))
     }
 
     /// Solves the batch with `solver` and compares its verdicts, unless

@@ -13,28 +13,15 @@
 //! if asked, the expected `0`/`1` lines, solved in parallel batches), so a
 //! large file is never held whole in memory.
 //!
-//! # Families
-//!
-//! * `random` — n uniform in 1 ..= max_n, piles uniform in 1 ..= max_a;
-//! * `tiny` — like `random` with piles in 1 ..= min(3, max_a);
-//! * `near` — every pile of a row is `b` or `b + 1` for a random `b`;
-//! * `palindrome` — rows that read the same from both ends;
-//! * `max` — n = max_n; case 1 is all `max_a`, the others take piles among
-//!   the three largest values `max_a − 2 ..= max_a`;
-//! * `planted` — cases come in pairs, one first-player loss and one
-//!   near-miss, in random order (so exactly half the cases are losses, give
-//!   or take one). A loss is `(t, tail…)` for a random tail of 1 ..= max_n − 1
-//!   piles: for `two-ends`, `t = left[2][n]` ([`plant_loss`]); for
-//!   `leftmost`, `t = 1` after a winning tail (docs/game.md §2: a row is lost iff
-//!   `a_1 = 1` and the rest is won). A near-miss is the same row with `a_1`
-//!   one off `t` (when `max_a = 1` leaves no room, the bare tail, also a win).
-//!   Needs max_n ≥ 2: a single pile is always a win.
-//! * `exhaustive` — every row of 1 ..= max_n piles of 1 ..= max_a stones, by
-//!   length, then lexicographically. `cases` is a cap the caller must allow:
-//!   the file holds exactly Σ max_a^k rows (k = 1 ..= max_n), and it is an
-//!   error if that exceeds `cases`.
-//! * `hack` — blocks of rows that known wrong solutions answer wrongly, mixed
-//!   with planted losses and near-misses; see [below](#the-hack-family).
+//! The families ([`Family`], one per `--family` value) and their
+//! guarantees are described in docs/judging.md, "Generating tests"; the one
+//! that needs more than a line is `hack`, below. `planted` makes a loss
+//! `(t, tail…)` from a random tail of 1 ..= max_n − 1 piles (two-ends:
+//! `t = left[2][n]`, [`plant_loss`]; leftmost: `t = 1` after a winning tail,
+//! docs/game.md §2) and a near-miss with `a_1` one off `t` (the bare tail
+//! when `max_a = 1`), in pairs in random order. `exhaustive` holds exactly
+//! Σ max_a^k rows (k = 1 ..= max_n), by length then lexicographically; more
+//! than `cases` is an error.
 //!
 //! # The hack family
 //!
@@ -66,72 +53,40 @@
 //! rows target the two-ends game; with `--variant leftmost` they are still
 //! valid rows with correct expected answers. Needs max_n ≥ 2.
 
-use std::fmt;
 use std::io::{self, Write};
 use std::str::FromStr;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::core::named_enum;
 use crate::core::planted::plant_loss;
 use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, leftmost};
 
 use super::{OnPool, SolveBatch};
 use crate::core::batch::Batch;
 
-/// A family of test rows (also the values of `stonegame gen --family`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Family {
-    /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
-    Random,
-    /// Piles of 1..=3 stones.
-    Tiny,
-    /// Piles of a row within ±1 of one another.
-    Near,
-    /// Rows that read the same from both ends.
-    Palindrome,
-    /// n = max-n, piles among the three largest values.
-    Max,
-    /// Half first-player losses, half near-misses (a_1 one off).
-    Planted,
-    /// Every row up to max-n piles of 1..=max-a stones (--cases is a cap).
-    Exhaustive,
-    /// Rows known wrong solutions get wrong, mixed with planted losses.
-    Hack,
-}
-
-impl Family {
-    /// Every family, in documentation order.
-    pub const ALL: [Family; 8] = [
-        Family::Random,
-        Family::Tiny,
-        Family::Near,
-        Family::Palindrome,
-        Family::Max,
-        Family::Planted,
-        Family::Exhaustive,
-        Family::Hack,
-    ];
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Random => "random",
-            Family::Tiny => "tiny",
-            Family::Near => "near",
-            Family::Palindrome => "palindrome",
-            Family::Max => "max",
-            Family::Planted => "planted",
-            Family::Exhaustive => "exhaustive",
-            Family::Hack => "hack",
-        }
-    }
-}
-
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named_enum! {
+    /// A family of test rows (also the values of `stonegame gen --family`,
+    /// its names).
+    #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+    pub enum Family: fn name {
+        /// n uniform in 1..=max-n, piles uniform in 1..=max-a.
+        Random => "random",
+        /// Piles of 1..=3 stones.
+        Tiny => "tiny",
+        /// Piles of a row within ±1 of one another.
+        Near => "near",
+        /// Rows that read the same from both ends.
+        Palindrome => "palindrome",
+        /// n = max-n, piles among the three largest values.
+        Max => "max",
+        /// Half first-player losses, half near-misses (a_1 one off).
+        Planted => "planted",
+        /// Every row up to max-n piles of 1..=max-a stones (--cases is a cap).
+        Exhaustive => "exhaustive",
+        /// Rows known wrong solutions get wrong, mixed with planted losses.
+        Hack => "hack",
     }
 }
 
@@ -239,7 +194,7 @@ impl GenError {
 }
 
 /// Number of rows of 1 ..= max_n piles of 1 ..= max_a stones, if it fits.
-fn exhaustive_rows(max_n: u64, max_a: u64) -> Option<u64> {
+pub fn exhaustive_rows(max_n: u64, max_a: u64) -> Option<u64> {
     let (mut total, mut layer) = (0u64, 1u64);
     for _ in 0..max_n {
         layer = layer.checked_mul(max_a)?;

@@ -1,20 +1,11 @@
 //! The contest package writer behind `stonegame package`: a complete
-//! ICPC/Kattis problem package (problem format version 2025-09, the one
-//! BAPCtools 2026.10 reads) for the two-ends game or its leftmost variant,
-//! batch (pass-fail) or interactive.
-//!
-//! The package holds `problem.yaml`, a LaTeX statement, the sample and the
-//! secret test data (streamed from [`crate::judge::generate`], answers from
-//! the project's solver), inputs the validator must reject, a strict input
-//! validator, the output validator (batch: a checker; interactive: the
-//! interactor playing the bot), the submissions with the verdicts they must
-//! get, and `generators/generators.yaml` to regenerate the data with
-//! `stonegame gen`. Validators, interactor and submissions are the
-//! project's own C++17 and Python sources kept in `src/package/assets/`
-//! (embedded with `include_str!`), so a judge host needs neither network
-//! nor a Rust toolchain; `tests/it/package_bapctools.rs` holds them to the
-//! Rust judge and runs BAPCtools on the written packages
-//! (docs/judging.md, "Running this problem at a contest").
+//! ICPC/Kattis problem package (format version 2025-09, the one BAPCtools
+//! 2026.10 reads) for the two-ends game or its leftmost variant, batch
+//! (pass-fail) or interactive; its contents are listed in docs/judging.md,
+//! "Running this problem at a contest". The test data is streamed from
+//! [`crate::judge::generate`]; validators, interactor and submissions are
+//! the project's own sources in `src/package/assets/` (embedded, so a judge
+//! host needs neither network nor a Rust toolchain).
 //!
 //! The same [`PackageSpec`] always gives the same bytes (the `uuid` is
 //! derived from the parameters). The package is written to a temporary
@@ -29,7 +20,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::core::{MAX_PILE, MAX_PILES, ValidRow, Variant, first_player_wins};
-use crate::judge::generate::{Family, GenError, GenSpec, generate};
+use crate::judge::generate::{Family, GenError, GenSpec, exhaustive_rows, generate};
 
 /// The largest `max_n` of an interactive package: the interactor keeps two
 /// n × n tables of 8-byte entries per game (n = 3000: 144 MB).
@@ -225,20 +216,13 @@ impl PackageSpec {
         }
     }
 
-    fn variant_name(&self) -> &'static str {
-        match self.variant {
-            Variant::TwoEnds => "two-ends",
-            Variant::Leftmost => "leftmost",
-        }
-    }
-
     /// The `uuid` of `problem.yaml`: 128 bits hashed from the parameters (a
     /// version-8 UUID), so the same parameters give the same package.
     pub fn uuid(&self) -> String {
         let key = format!(
             "stonegame package|{}|{}|{}|{}|{}|{}|{}|{}",
             self.interactive,
-            self.variant_name(),
+            self.variant.name(),
             self.cases,
             self.max_n,
             self.max_a,
@@ -391,7 +375,7 @@ impl PackageSpec {
              license: cc by-sa\n\
              rights_owner: the stonegame authors\n\
              limits:\n  time_limit: {tl}\n  memory: 1024\n",
-            variant = self.variant_name(),
+            variant = self.variant.name(),
             interactive = if self.interactive {
                 ", interactive"
             } else {
@@ -412,7 +396,7 @@ impl PackageSpec {
         }
         cmd.push_str(&format!(
             " --variant {} --cases {} --max-n {} --max-a {} --seed {} --time-limit {}",
-            self.variant_name(),
+            self.variant.name(),
             self.cases,
             self.max_n,
             self.max_a,
@@ -438,13 +422,15 @@ impl PackageSpec {
     /// The statement, `statement/problem.en.tex`.
     pub fn statement(&self) -> String {
         let rules = match self.variant {
-            Variant::TwoEnds => assets::RULES_TWO_ENDS,
-            Variant::Leftmost => assets::RULES_LEFTMOST,
+            Variant::TwoEnds => include_str!("assets/rules-two-ends.tex"),
+            Variant::Leftmost => include_str!("assets/rules-leftmost.tex"),
         };
         let (output, games, game) = if self.interactive {
-            (assets::OUTPUT_INTERACTIVE, "games", "game")
+            let output = include_str!("assets/output-interactive.tex");
+            (output, "games", "game")
         } else {
-            (assets::OUTPUT_BATCH, "rows (games)", "row")
+            let output = include_str!("assets/output-batch.tex");
+            (output, "rows (games)", "row")
         };
         let leftmost_note = if self.variant == Variant::Leftmost {
             " In this game only \\texttt{L} moves are legal."
@@ -452,7 +438,7 @@ impl PackageSpec {
             ""
         };
         self.substitute(
-            &assets::STATEMENT
+            &include_str!("assets/statement.tex")
                 .replace("@RULES@", rules.trim_end())
                 .replace("@OUTPUT@", output.trim_end())
                 .replace("@GAMES@", games)
@@ -502,46 +488,51 @@ impl PackageSpec {
     /// The sources of the package, path and text (everything but the data,
     /// the statement and `problem.yaml`).
     pub fn sources(&self) -> Vec<(&'static str, String)> {
+        let validator = include_str!("assets/input_validator.cpp");
         let mut files = vec![
-            (
-                "input_validators/validate.cpp",
-                self.substitute(assets::INPUT_VALIDATOR),
-            ),
+            ("input_validators/validate.cpp", self.substitute(validator)),
             (
                 "generators/stonegame_gen.sh",
-                assets::GENERATOR_SCRIPT.to_string(),
+                include_str!("assets/stonegame_gen.sh").to_string(),
             ),
         ];
+        // A submission of the kind's (batch, interactive) in
+        // assets/KIND/VERDICT/NAME goes to submissions/VERDICT/NAME.
+        macro_rules! submission {
+            ($kind:literal, $path:literal) => {
+                (
+                    concat!("submissions/", $path),
+                    include_str!(concat!("assets/", $kind, "/", $path)),
+                )
+            };
+        }
         let own: &[(&str, &str)] = if self.interactive {
             &[
-                ("output_validator/interactor.cpp", assets::INTERACTOR),
-                ("attachments/testing_tool.py", assets::TESTING_TOOL),
-                ("submissions/accepted/perfect.cpp", assets::I_PERFECT),
                 (
-                    "submissions/wrong_answer/losing_seat.cpp",
-                    assets::I_LOSING_SEAT,
+                    "output_validator/interactor.cpp",
+                    include_str!("assets/interactor.cpp"),
                 ),
                 (
-                    "submissions/wrong_answer/random_player.py",
-                    assets::I_RANDOM,
+                    "attachments/testing_tool.py",
+                    include_str!("assets/testing_tool.py"),
                 ),
-                (
-                    "submissions/wrong_answer/protocol_violation.py",
-                    assets::I_PROTOCOL,
-                ),
+                submission!("interactive", "accepted/perfect.cpp"),
+                submission!("interactive", "wrong_answer/losing_seat.cpp"),
+                submission!("interactive", "wrong_answer/random_player.py"),
+                submission!("interactive", "wrong_answer/protocol_violation.py"),
             ]
         } else {
             &[
-                ("output_validator/checker.cpp", assets::CHECKER),
-                ("submissions/accepted/solution.cpp", assets::B_SOLUTION_CPP),
-                ("submissions/accepted/solution.py", assets::B_SOLUTION_PY),
-                ("submissions/wrong_answer/nim_xor.cpp", assets::B_NIM_XOR),
-                ("submissions/wrong_answer/greedy_ends.py", assets::B_GREEDY),
-                ("submissions/wrong_answer/shortcut.cpp", assets::B_SHORTCUT),
                 (
-                    "submissions/time_limit_exceeded/brute_force.cpp",
-                    assets::B_BRUTE_FORCE,
+                    "output_validator/checker.cpp",
+                    include_str!("assets/checker.cpp"),
                 ),
+                submission!("batch", "accepted/solution.cpp"),
+                submission!("batch", "accepted/solution.py"),
+                submission!("batch", "wrong_answer/nim_xor.cpp"),
+                submission!("batch", "wrong_answer/greedy_ends.py"),
+                submission!("batch", "wrong_answer/shortcut.cpp"),
+                submission!("batch", "time_limit_exceeded/brute_force.cpp"),
             ]
         };
         files.extend(own.iter().map(|&(p, t)| (p, self.substitute(t))));
@@ -597,7 +588,7 @@ impl PackageSpec {
                 s.max_n,
                 s.max_a,
                 s.seed,
-                self.variant_name(),
+                self.variant.name(),
                 if self.interactive {
                     ""
                 } else {
@@ -636,42 +627,6 @@ impl PackageSpec {
             })
             .collect()
     }
-}
-
-/// The embedded sources (src/package/assets/).
-mod assets {
-    pub const INPUT_VALIDATOR: &str = include_str!("assets/input_validator.cpp");
-    pub const CHECKER: &str = include_str!("assets/checker.cpp");
-    pub const INTERACTOR: &str = include_str!("assets/interactor.cpp");
-    pub const TESTING_TOOL: &str = include_str!("assets/testing_tool.py");
-    pub const STATEMENT: &str = include_str!("assets/statement.tex");
-    pub const RULES_TWO_ENDS: &str = include_str!("assets/rules-two-ends.tex");
-    pub const RULES_LEFTMOST: &str = include_str!("assets/rules-leftmost.tex");
-    pub const OUTPUT_BATCH: &str = include_str!("assets/output-batch.tex");
-    pub const OUTPUT_INTERACTIVE: &str = include_str!("assets/output-interactive.tex");
-    pub const GENERATOR_SCRIPT: &str = include_str!("assets/stonegame_gen.sh");
-    pub const B_SOLUTION_CPP: &str = include_str!("assets/batch/accepted/solution.cpp");
-    pub const B_SOLUTION_PY: &str = include_str!("assets/batch/accepted/solution.py");
-    pub const B_NIM_XOR: &str = include_str!("assets/batch/wrong_answer/nim_xor.cpp");
-    pub const B_GREEDY: &str = include_str!("assets/batch/wrong_answer/greedy_ends.py");
-    pub const B_SHORTCUT: &str = include_str!("assets/batch/wrong_answer/shortcut.cpp");
-    pub const B_BRUTE_FORCE: &str =
-        include_str!("assets/batch/time_limit_exceeded/brute_force.cpp");
-    pub const I_PERFECT: &str = include_str!("assets/interactive/accepted/perfect.cpp");
-    pub const I_LOSING_SEAT: &str = include_str!("assets/interactive/wrong_answer/losing_seat.cpp");
-    pub const I_RANDOM: &str = include_str!("assets/interactive/wrong_answer/random_player.py");
-    pub const I_PROTOCOL: &str =
-        include_str!("assets/interactive/wrong_answer/protocol_violation.py");
-}
-
-/// Number of rows of 1 ..= k piles of 1 ..= a stones, if it fits.
-fn exhaustive_rows(k: u64, a: u64) -> Option<u64> {
-    let (mut total, mut layer) = (0u64, 1u64);
-    for _ in 0..k {
-        layer = layer.checked_mul(a)?;
-        total = total.checked_add(layer)?;
-    }
-    Some(total)
 }
 
 /// A YAML double-quoted scalar.

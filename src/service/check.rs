@@ -1,33 +1,17 @@
 //! `Check`: a contestant's answer against a test input, both streamed by the
-//! client in chunks, in any interleaving.
+//! client in chunks, in any interleaving (docs/service.md, "Check").
 //!
-//! [`judge::check`](crate::judge::check) reads the input and the answer
-//! alternately, a batch of cases at a time, through two `BufRead`s. Here the
-//! two are [`PipeReader`]s fed by the async side through [`Pipes`]: the
-//! RPC's task routes every incoming chunk to its pipe, while the check runs
-//! on a blocking thread (its batches are solved on the CPU pool).
-//!
-//! Memory: a pipe takes chunks freely while it holds less than a small
-//! window; beyond that the async side stops reading the client (HTTP/2 flow
-//! control pushes back) — unless the checker is waiting for the *other*
-//! file, in which case the pipe grows, so a client that sends the whole
-//! input before the answer does not deadlock. What is buffered in all is
-//! bounded by `max_check_bytes`; beyond it the RPC fails with
-//! `RESOURCE_EXHAUSTED`. Server-wide, the bytes buffered are also reserved
-//! in the memory budget (the piles budget, 8 bytes a unit) while they are
-//! held: when it is full, the stream fails with `RESOURCE_EXHAUSTED` and a
-//! retry hint, however many streams there are.
-//!
-//! The variant comes from the first message; a later message naming another
-//! one is `INVALID_ARGUMENT`. A malformed input is a `JUDGE_FAILURE`
-//! verdict, not an RPC error.
-//!
-//! The check's batches of cases pass the server's admission like every
-//! RPC's ([`Admitted`]): a case larger than the whole budget fails the RPC
-//! with `RESOURCE_EXHAUSTED`, a batch that does not fit now waits for the
-//! budget. When the client goes away or its deadline passes (tonic applies
-//! `grpc-timeout` to this handler and drops it), or the server's grace
-//! ends, the pipes fail and the case being solved stops.
+//! [`judge::check`](crate::judge::check) runs on a blocking thread and reads
+//! the input and the answer alternately through two [`PipeReader`]s, which
+//! the RPC's task fills through [`Pipes`]. A pipe takes chunks freely up to
+//! a small window, beyond it the stream is not read (flow control pushes
+//! back) unless the checker waits for the *other* file. All that is
+//! buffered is bounded by `max_check_bytes` (`RESOURCE_EXHAUSTED` beyond)
+//! and reserved in the server's memory budget (the piles budget, 8 bytes a
+//! unit: full means `RESOURCE_EXHAUSTED` with a retry hint). The check's
+//! batches pass admission like every RPC's ([`Admitted`]); when the client
+//! goes away, its deadline passes or the server's grace ends, the pipes
+//! fail and the case being solved stops.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
@@ -43,7 +27,7 @@ use crate::judge::check::{CheckReport, check_with};
 use crate::wire::convert::variant_from_wire;
 
 use super::clients::ClientKey;
-use super::limits::{AdmissionError, Budget, Cancellation, Reservation};
+use super::limits::{AdmissionError, Budget, Cancellation, Reservation, retry_status};
 use super::pb;
 use super::state::{Admitted, RpcPermit, State};
 use super::validate::RequestError;
@@ -58,15 +42,6 @@ pub enum Part {
     Input = 0,
     /// The contestant's answer.
     Answer = 1,
-}
-
-impl Part {
-    fn other(self) -> Part {
-        match self {
-            Part::Input => Part::Answer,
-            Part::Answer => Part::Input,
-        }
-    }
 }
 
 /// Why a Check stream failed.
@@ -94,16 +69,12 @@ pub enum CheckError {
 impl From<CheckError> for Status {
     fn from(e: CheckError) -> Status {
         match e {
-            CheckError::TooMuchBuffered { .. } => Status::resource_exhausted(e.to_string()),
-            CheckError::Busy(ref busy) => {
-                // The admission status (retry hint) with the check's message.
-                let status = Status::from(busy.clone());
-                Status::with_details_and_metadata(
-                    status.code(),
-                    e.to_string(),
-                    status.details().to_vec().into(),
-                    status.metadata().clone(),
-                )
+            // The admission status (retry hint) with the check's message.
+            CheckError::Busy(AdmissionError::Busy { retry_after_ms, .. }) => {
+                retry_status(e.to_string(), retry_after_ms)
+            }
+            CheckError::TooMuchBuffered { .. } | CheckError::Busy(_) => {
+                Status::resource_exhausted(e.to_string())
             }
             CheckError::Request(r) => r.into(),
         }
@@ -264,10 +235,9 @@ impl Pipes {
                     });
                 }
                 let i = part as usize;
-                if inner.queued[i] < self.shared.window
-                    || inner.waiting_on == Some(part.other())
-                    || inner.waiting_on == Some(part)
-                {
+                // Beyond the window only while the checker waits, for this
+                // file or (so neither side deadlocks) the other one.
+                if inner.queued[i] < self.shared.window || inner.waiting_on.is_some() {
                     let need = units_of(held + chunk.len());
                     let more = need.saturating_sub(inner.held.amount());
                     let extra = (self.shared.reserve)(more).map_err(CheckError::Busy)?;

@@ -13,9 +13,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tonic::metadata::{MetadataMap, MetadataValue};
-use tonic::{Code, Status};
-use tonic_types::{ErrorDetails, StatusExt};
+use tonic::Status;
 
 /// The SHA-256 of the bearer token a request was authenticated with (a
 /// request extension, set by [`super::auth`]).
@@ -96,17 +94,8 @@ pub struct ShareExhausted {
 }
 
 impl From<ShareExhausted> for Status {
-    /// `RESOURCE_EXHAUSTED` with the delay as a `google.rpc.RetryInfo`
-    /// detail and a `retry-after-ms` metadata entry, as admission refusals.
     fn from(e: ShareExhausted) -> Status {
-        let mut metadata = MetadataMap::new();
-        metadata.insert("retry-after-ms", MetadataValue::from(e.retry_after_ms));
-        Status::with_error_details_and_metadata(
-            Code::ResourceExhausted,
-            e.to_string(),
-            ErrorDetails::with_retry_info(Some(Duration::from_millis(e.retry_after_ms))),
-            metadata,
-        )
+        super::limits::retry_status(e.to_string(), e.retry_after_ms)
     }
 }
 
@@ -172,6 +161,8 @@ impl ClientShares {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tonic::Code;
+    use tonic::metadata::MetadataValue;
 
     #[test]
     fn each_client_holds_at_most_its_share() {

@@ -153,10 +153,7 @@ impl ConnWatch {
                             bytes: 0,
                             eol: Eol::Text,
                         };
-                        deadline = match self.limits.handshake {
-                            Some(d) => Deadline::Set(d),
-                            None => Deadline::Clear,
-                        };
+                        deadline = self.limits.handshake.map_or(Deadline::Clear, Deadline::Set);
                     } else {
                         self.phase = Phase::Busy;
                         return Ok(Deadline::Clear);
@@ -201,10 +198,7 @@ impl ConnWatch {
         match self.phase {
             Phase::Busy | Phase::Idle => {
                 self.phase = Phase::Idle;
-                match self.limits.keepalive {
-                    Some(d) => Deadline::Set(d),
-                    None => Deadline::Clear,
-                }
+                self.limits.keepalive.map_or(Deadline::Clear, Deadline::Set)
             }
             _ => Deadline::Keep,
         }

@@ -5,7 +5,7 @@
 //! * `(pb::SuggestMoveRequest, &Limits)` → [`SuggestMove`];
 //! * `(pb::GetTablesRequest, &Limits)` → [`TablesRequest`];
 //! * `(&pb::GenerateRequest, &Limits)` → [`GenSpec`];
-//! * a Solve case → its row: [`CaseShape`](super::validate::CaseShape), on
+//! * a Solve case → its row: [`CaseShape`], on
 //!   the pool, since a case's error stays inside the response;
 //! * `(pb::StartGame, &Limits)` → [`PlayStart`], and a Play row
 //!   ([`play_row`], the same decoding and messages as a Solve case's).
@@ -20,6 +20,20 @@ use crate::wire::convert::variant_from_wire;
 use super::config::Limits;
 use super::pb;
 use super::validate::{CaseShape, RequestError};
+
+/// A bot's strength: in [0, 1] (NaN is not), 1 when absent.
+fn strength(strength: Option<f64>) -> Result<f64, RequestError> {
+    let strength = strength.unwrap_or(1.0);
+    let valid = (0.0..=1.0).contains(&strength);
+    valid
+        .then_some(strength)
+        .ok_or(RequestError::BadStrength(strength))
+}
+
+/// `value` capped at `max`, 0 meaning `max`.
+fn at_most(value: u32, max: u32) -> u32 {
+    if value == 0 { max } else { value.min(max) }
+}
 
 /// A SuggestMove request, validated: a non-empty row of valid piles within
 /// `max_piles`, a known variant, a strength in [0, 1] (default 1).
@@ -40,11 +54,7 @@ impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
 
     fn try_from((req, limits): (pb::SuggestMoveRequest, &Limits)) -> Result<Self, RequestError> {
         let variant = variant_from_wire(req.variant)?;
-        let strength = req.strength.unwrap_or(1.0);
-        if !(0.0..=1.0).contains(&strength) {
-            // NaN fails `contains` too.
-            return Err(RequestError::BadStrength(strength));
-        }
+        let strength = strength(req.strength)?;
         let row = ValidRow::new(req.piles, limits.max_piles.get()).map_err(|e| match e {
             RowError::Empty => RequestError::AlreadyLost,
             RowError::TooManyPiles { len, max } => RequestError::TooManyPiles { len, max },
@@ -90,15 +100,8 @@ impl TryFrom<(pb::StartGame, &Limits)> for PlayStart {
             Ok(seat) => seat,
             Err(_) => return Err(RequestError::BadSeat(req.client_seat)),
         };
-        let strength = req.strength.unwrap_or(1.0);
-        if !(0.0..=1.0).contains(&strength) {
-            return Err(RequestError::BadStrength(strength));
-        }
-        let max_timeout = limits.play_move_timeout_ms();
-        let move_timeout_ms = match req.move_timeout_ms {
-            0 => max_timeout,
-            ms => ms.min(max_timeout),
-        };
+        let strength = strength(req.strength)?;
+        let move_timeout_ms = at_most(req.move_timeout_ms, limits.play_move_timeout_ms());
         let (variant, row) = play_row(
             req.piles,
             req.piles_le,
@@ -161,14 +164,9 @@ impl TryFrom<(pb::GetTablesRequest, &Limits)> for TablesRequest {
             RowError::TooManyPiles { len, max } => RequestError::TableTooLarge { len, max },
             e => RequestError::Pile(e),
         })?;
-        let max_rows = limits.max_chunk_rows.get();
-        let chunk_rows = match req.chunk_rows {
-            0 => max_rows,
-            r => r.min(max_rows),
-        };
         Ok(TablesRequest {
             row,
-            chunk_rows: chunk_rows as usize,
+            chunk_rows: at_most(req.chunk_rows, limits.max_chunk_rows.get()) as usize,
         })
     }
 }

@@ -1,21 +1,13 @@
-//! `Generate`: the test data of `stonegame gen`, streamed as it is made.
+//! `Generate`: the test data of `stonegame gen`, streamed as it is made
+//! (docs/service.md, "Generate").
 //!
-//! The request is validated first (`GenSpec::try_from`: family, generator
-//! rules → `INVALID_ARGUMENT`; `max_generate_cases` and
-//! `max_generate_piles` → `RESOURCE_EXHAUSTED`). Then
-//! [`generate_with`] runs on a blocking thread and writes into two
-//! [`ChunkWriter`]s, which cut the input and the answers into
-//! [`CHUNK`]-byte `GenerateChunk`s, each carrying one of the two files, and
-//! send them through a small bounded channel with `blocking_send`: a slow
-//! client slows the generator down instead of filling the server's memory.
-//!
-//! The expected answers are solved in batches on the CPU pool through the
-//! server's admission ([`Admitted`]), as every RPC's work: a case larger
-//! than the whole budget ends the stream with `RESOURCE_EXHAUSTED`, a batch
-//! that does not fit now waits for the budget. When the client drops the
-//! stream, its deadline passes (the stream then ends with
-//! `DEADLINE_EXCEEDED`) or the server's grace ends (`CANCELLED`), the case
-//! being solved and the generator stop.
+//! Once the request is validated (`GenSpec::try_from`), [`generate_with`]
+//! runs on a blocking thread and writes into two [`ChunkWriter`]s, which cut
+//! the input and the answers into [`CHUNK`]-byte `GenerateChunk`s and send
+//! them through a small bounded channel: a slow client slows the generator
+//! down. The answers are solved through the server's admission
+//! ([`Admitted`]); the client going away, its deadline or the end of the
+//! server's grace stop the generator.
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -77,16 +69,11 @@ impl ChunkWriter {
             return Err(io::Error::other("the generation was cancelled"));
         }
         let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK));
-        let chunk = match self.target {
-            Target::Input => pb::GenerateChunk {
-                input_chunk: bytes,
-                answer_chunk: Vec::new(),
-            },
-            Target::Answers => pb::GenerateChunk {
-                input_chunk: Vec::new(),
-                answer_chunk: bytes,
-            },
-        };
+        let mut chunk = pb::GenerateChunk::default();
+        match self.target {
+            Target::Input => chunk.input_chunk = bytes,
+            Target::Answers => chunk.answer_chunk = bytes,
+        }
         self.tx
             .blocking_send(Ok(chunk))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the client went away"))

@@ -1,22 +1,15 @@
-//! Admission control, concurrency limits, cancellation and deadlines.
+//! Admission control, concurrency limits, cancellation and deadlines
+//! (docs/service.md, "Admission, deadlines and cancellation").
 //!
-//! * [`Budget`] — a server-wide budget of work in flight: cell updates (a
-//!   two-ends case of n piles costs n(n−1)/2, a leftmost case n; bounds CPU
-//!   time) and piles (bounds the memory held by admitted requests). A
-//!   request that does not fit right now is refused with
-//!   `RESOURCE_EXHAUSTED` and a retry delay, as a `google.rpc.RetryInfo`
-//!   detail, a `retry-after-ms` metadata entry and in the message; one that
-//!   could never fit is refused without one.
+//! * [`Budget`] — a server-wide budget of work in flight: cell updates
+//!   (bounds CPU time) and piles (bounds memory). A request that does not
+//!   fit now is refused `RESOURCE_EXHAUSTED` with a retry delay
+//!   ([`retry_status`]); one that could never fit without one.
 //! * [`RpcLimiter`] — at most `max_concurrent_rpcs` RPCs at once.
-//! * Cancellation: the server holds a `tokio_util` `CancellationToken`,
-//!   cancelled when the shutdown grace ends; each RPC works under a child
-//!   of it, cancelled by a drop guard when the client goes away. The
-//!   solvers poll it between blocks of layers. [`Cancellation`] watches an
-//!   RPC's token and its deadline at once; [`GuardedStream`] cancels an
-//!   RPC's token when its response stream is dropped and ends it at the
-//!   deadline.
-//!
-//! The counters are in [`super::metrics`].
+//! * Cancellation: each RPC works under a child of the server's
+//!   `CancellationToken`, cancelled by a drop guard when the client goes
+//!   away; [`Cancellation`] watches it and the deadline at once, and
+//!   [`GuardedStream`] ends a response stream at the deadline.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -141,18 +134,20 @@ impl From<AdmissionError> for Status {
     fn from(e: AdmissionError) -> Status {
         match e {
             AdmissionError::Busy { retry_after_ms, .. } => {
-                let mut metadata = MetadataMap::new();
-                metadata.insert("retry-after-ms", MetadataValue::from(retry_after_ms));
-                Status::with_error_details_and_metadata(
-                    Code::ResourceExhausted,
-                    e.to_string(),
-                    ErrorDetails::with_retry_info(Some(Duration::from_millis(retry_after_ms))),
-                    metadata,
-                )
+                retry_status(e.to_string(), retry_after_ms)
             }
             AdmissionError::TooLarge { .. } => Status::resource_exhausted(e.to_string()),
         }
     }
+}
+
+/// `RESOURCE_EXHAUSTED` with `message` and the delay after which to retry,
+/// as a `google.rpc.RetryInfo` detail and a `retry-after-ms` metadata entry.
+pub fn retry_status(message: String, retry_after_ms: u64) -> Status {
+    let mut metadata = MetadataMap::new();
+    metadata.insert("retry-after-ms", MetadataValue::from(retry_after_ms));
+    let retry = ErrorDetails::with_retry_info(Some(Duration::from_millis(retry_after_ms)));
+    Status::with_error_details_and_metadata(Code::ResourceExhausted, message, retry, metadata)
 }
 
 impl Budget {
@@ -171,23 +166,22 @@ impl Budget {
     /// A budget of `max` Play sessions (a game lasts seconds to minutes:
     /// the retry hint is its floor).
     pub fn play_sessions(max: u64) -> Arc<Budget> {
-        Arc::new(Budget {
-            unit: PLAY_SESSIONS,
-            max,
-            used: AtomicU64::new(0),
-            per_ms: 1,
-            min_retry_ms: 1_000,
-        })
+        Budget::with_floor(PLAY_SESSIONS, max, 1, 1_000)
     }
 
     /// A budget of `max` units, `per_ms` of which finish per millisecond.
     pub fn new(unit: &'static str, max: u64, per_ms: u64) -> Arc<Budget> {
+        Budget::with_floor(unit, max, per_ms, 50)
+    }
+
+    /// [`Budget::new`] with the shortest retry hint.
+    fn with_floor(unit: &'static str, max: u64, per_ms: u64, min_retry_ms: u64) -> Arc<Budget> {
         Arc::new(Budget {
             unit,
             max,
             used: AtomicU64::new(0),
             per_ms: per_ms.max(1),
-            min_retry_ms: 50,
+            min_retry_ms,
         })
     }
 
@@ -348,9 +342,7 @@ impl Cancellation {
     /// work ("the check").
     pub fn status(&self, what: &str) -> Status {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            Status::deadline_exceeded(format!(
-                "the deadline passed before {what} ended; it was cancelled"
-            ))
+            deadline_passed(what)
         } else if self.server.is_cancelled() {
             Status::cancelled(format!(
                 "the server shut down before {what} ended; it was cancelled"
@@ -359,6 +351,13 @@ impl Cancellation {
             Status::cancelled(format!("{what} was cancelled"))
         }
     }
+}
+
+/// `DEADLINE_EXCEEDED` for `what`, the RPC's work, stopped at its deadline.
+fn deadline_passed(what: &str) -> Status {
+    Status::deadline_exceeded(format!(
+        "the deadline passed before {what} ended; it was cancelled"
+    ))
 }
 
 /// A response stream fed by a channel that cancels its RPC's token when
@@ -410,10 +409,7 @@ impl<T> Stream for GuardedStream<T> {
             self.ended = true;
             self.token.cancel();
             self.rx.close();
-            return Poll::Ready(Some(Err(Status::deadline_exceeded(format!(
-                "the deadline passed before {} ended; it was cancelled",
-                self.what
-            )))));
+            return Poll::Ready(Some(Err(deadline_passed(self.what))));
         }
         let item = self.rx.poll_recv(cx);
         if let Poll::Ready(None) = item {

@@ -1,21 +1,11 @@
 //! The Play RPC's state tokens: everything needed to continue a game on any
 //! replica that shares `play.token_key`, signed with HMAC-SHA256.
 //!
-//! Layout (116 bytes, all integers little-endian; docs/play.md):
-//!
-//! | bytes | field |
-//! |---:|---|
-//! | 1 | version ([`VERSION`]) |
-//! | 4 | key id: the first 4 bytes of SHA-256 of a label and the key |
-//! | 40 | the [`GameState`] (`GameState::to_bytes`) |
-//! | 1 | variant (1 two-ends, 2 leftmost, as the wire's `Variant`) |
-//! | 1 | the client's seat (the wire's `Seat`: 1 to 4) |
-//! | 8 | the bot's strength (`f64::to_bits`) |
-//! | 8 | the bot's seed |
-//! | 1 | analysis (0 or 1) |
-//! | 4 | the move timeout in ms |
-//! | 16 | the first 16 bytes of the row's SHA-256 ([`row_digest`]) |
-//! | 32 | HMAC-SHA256 of all the bytes before it |
+//! The layout is in docs/play.md, "State tokens and resuming": 116 bytes,
+//! little-endian: a version ([`VERSION`]), a key id, the [`GameState`], the
+//! game's settings (variant, seat, strength, seed, analysis, move timeout),
+//! the first 16 bytes of the row's SHA-256 ([`row_digest`]), and the
+//! HMAC-SHA256 of all the bytes before it.
 //!
 //! The tag is checked (in constant time, ring's `hmac::verify`) before any field is
 //! read, so a forged or altered token is refused as a whole.

@@ -176,13 +176,10 @@ impl RowCache {
                 .filter(|(k, s)| **k != key && s.bytes > 0)
                 .min_by_key(|(_, s)| s.last_used)
                 .map(|(k, _)| *k);
-            match victim {
-                Some(k) => {
-                    let slot = inner.slots.remove(&k).expect("present");
-                    inner.bytes -= slot.bytes;
-                }
-                None => break,
-            }
+            let Some(slot) = victim.and_then(|k| inner.slots.remove(&k)) else {
+                break;
+            };
+            inner.bytes -= slot.bytes;
         }
     }
 

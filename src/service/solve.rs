@@ -1,19 +1,13 @@
-//! `Solve`: a bidirectional stream of batches of cases.
+//! `Solve`: a bidirectional stream of batches of cases (docs/service.md,
+//! "RPCs").
 //!
-//! One driver task per stream reads requests, and for each one reserves its
-//! cell updates and piles in the server-wide budgets and hands it to the
-//! rayon pool, where its cases are validated (rows sent as `piles_le` are
-//! unpacked there too, one case at a time) and solved. Up to
-//! `max_batches_in_flight_per_stream` batches are solved at once
-//! (`StreamExt::buffered`, which also keeps request order); beyond that the
-//! driver stops reading, so a fast client meets HTTP/2 flow control instead
-//! of filling the server's memory.
-//!
-//! The response is a [`GuardedStream`] like Play's and Generate's: the
-//! stream's token (a child of the server's) is cancelled when the client
-//! goes away (tonic drops the stream), when the `grpc-timeout` deadline
-//! passes (the stream ends with `DEADLINE_EXCEEDED`) or when the server's
-//! shutdown grace ends, and the batches being solved stop.
+//! One driver task per stream admits each request's cell updates and piles
+//! and hands it to the rayon pool, where its cases are validated and
+//! solved; up to `max_batches_in_flight_per_stream` batches at once
+//! (`StreamExt::buffered`, in request order), beyond which the driver stops
+//! reading (HTTP/2 flow control). The response is a [`GuardedStream`]: the
+//! batches stop when the client goes away, the deadline passes or the
+//! server's grace ends.
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -14,8 +14,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tonic::{Request, Response, Status};
 
-use crate::core::moves::analyze_cancellable;
-use crate::core::{Analysis, Move, Side, Variant};
+use crate::core::moves::{analyze_cancellable, random_end_move};
+use crate::core::{Analysis, Move, Variant};
 
 use super::clients::ClientKey;
 use super::convert::SuggestMove;
@@ -108,18 +108,8 @@ pub fn respond(
 /// A uniformly random legal move of a non-empty row, without listing them
 /// (piles may hold up to 2^63−1 stones).
 pub fn random_legal_move(piles: &[u64], variant: Variant, rng: &mut impl Rng) -> Move {
-    let first = piles[0];
-    let last = piles[piles.len() - 1];
     let two_sided = variant == Variant::TwoEnds && piles.len() >= 2;
-    // first + last ≤ 2·(2^63−1) < 2^64.
-    let total = if two_sided { first + last } else { first };
-    let k = rng.random_range(0..total);
-    if k < first {
-        Move::to_remaining(Side::Left, first, first - 1 - k)
-    } else {
-        let take = k - first + 1;
-        Move::to_remaining(Side::Right, last, last - take)
-    }
+    random_end_move(piles[0], piles[piles.len() - 1], two_sided, rng)
 }
 
 #[cfg(test)]

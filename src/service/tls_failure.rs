@@ -11,52 +11,31 @@ use std::time::{Duration, Instant};
 
 use rustls::{CertificateError, Error as TlsError, InvalidMessage};
 
-/// Why a handshake failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HandshakeFailure {
-    /// mTLS: the client sent no certificate.
-    NoClientCertificate,
-    /// The client's certificate is not signed by `tls.client_ca_file`.
-    UnknownCa,
-    /// The client's certificate has expired (or is not yet valid).
-    Expired,
-    /// The client's certificate cannot be used (malformed, X.509 v1, wrong
-    /// key usage, revoked, …).
-    BadCertificate,
-    /// The client did not speak TLS (plaintext HTTP/2 or HTTP/1.1 on the
-    /// TLS port).
-    Plaintext,
-    /// The handshake did not finish in time.
-    Timeout,
-    /// Anything else (the client hung up, a protocol mismatch, …).
-    Other,
+use super::metrics::labels::label_enum;
+
+label_enum! {
+    /// Why a handshake failed: the `reason` label.
+    HandshakeFailure as "reason" {
+        /// mTLS: the client sent no certificate.
+        NoClientCertificate => "no_client_certificate",
+        /// The client's certificate is not signed by `tls.client_ca_file`.
+        UnknownCa => "unknown_ca",
+        /// The client's certificate has expired (or is not yet valid).
+        Expired => "expired",
+        /// The client's certificate cannot be used (malformed, X.509 v1, wrong
+        /// key usage, revoked, …).
+        BadCertificate => "bad_certificate",
+        /// The client did not speak TLS (plaintext HTTP/2 or HTTP/1.1 on the
+        /// TLS port).
+        Plaintext => "plaintext",
+        /// The handshake did not finish in time.
+        Timeout => "timeout",
+        /// Anything else (the client hung up, a protocol mismatch, …).
+        Other => "other",
+    }
 }
 
 impl HandshakeFailure {
-    /// Every reason, in label order.
-    pub const ALL: [HandshakeFailure; 7] = [
-        HandshakeFailure::NoClientCertificate,
-        HandshakeFailure::UnknownCa,
-        HandshakeFailure::Expired,
-        HandshakeFailure::BadCertificate,
-        HandshakeFailure::Plaintext,
-        HandshakeFailure::Timeout,
-        HandshakeFailure::Other,
-    ];
-
-    /// The `reason` label value.
-    pub fn label(self) -> &'static str {
-        match self {
-            HandshakeFailure::NoClientCertificate => "no_client_certificate",
-            HandshakeFailure::UnknownCa => "unknown_ca",
-            HandshakeFailure::Expired => "expired",
-            HandshakeFailure::BadCertificate => "bad_certificate",
-            HandshakeFailure::Plaintext => "plaintext",
-            HandshakeFailure::Timeout => "timeout",
-            HandshakeFailure::Other => "other",
-        }
-    }
-
     /// The reason of a failed `accept` (rustls' error inside the I/O
     /// error).
     pub fn of(error: &io::Error) -> HandshakeFailure {

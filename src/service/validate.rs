@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use tonic::{Code, Status};
 
-use crate::core::{RowError, ValidRow, Variant};
+use crate::core::{RowError, ValidRow, Variant, named_enum};
 use crate::wire::convert::variant_from_wire;
 use crate::wire::{LeWidth, WireError, piles_from_le};
 
@@ -190,22 +190,14 @@ pub fn check_batch(req: &pb::SolveRequest, max_cases: usize) -> Result<(), Reque
     Ok(())
 }
 
-/// Which field of a [`pb::Case`] carries its row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PileField {
-    /// `repeated uint64 piles` (varints).
-    Piles,
-    /// `bytes piles_le` (little-endian words of `piles_le_width` bytes).
-    PilesLe,
-}
-
-impl PileField {
-    /// The field's name in the .proto.
-    pub fn name(self) -> &'static str {
-        match self {
-            PileField::Piles => "piles",
-            PileField::PilesLe => "piles_le",
-        }
+named_enum! {
+    /// Which field of a [`pb::Case`] carries its row (by its name in the
+    /// .proto).
+    pub enum PileField: fn name {
+        /// `repeated uint64 piles` (varints).
+        Piles => "piles",
+        /// `bytes piles_le` (little-endian words of `piles_le_width` bytes).
+        PilesLe => "piles_le",
     }
 }
 

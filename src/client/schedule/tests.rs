@@ -31,19 +31,7 @@ fn backoff_doubles_up_to_the_cap() {
     let p = RetryPolicy::default();
     let ms = |m| Duration::from_millis(m);
     let waits: Vec<_> = (1..=8).map(|f| p.backoff(f)).collect();
-    assert_eq!(
-        waits,
-        [
-            ms(100),
-            ms(200),
-            ms(400),
-            ms(800),
-            ms(1600),
-            ms(3200),
-            ms(5000),
-            ms(5000)
-        ]
-    );
+    assert_eq!(waits, [100, 200, 400, 800, 1600, 3200, 5000, 5000].map(ms));
     assert_eq!(p.backoff(u32::MAX), ms(5000));
 }
 

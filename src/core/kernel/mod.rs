@@ -1,36 +1,18 @@
-//! The O(n)-memory layer kernels of the two-ends game.
+//! The O(n)-memory layer kernels of the two-ends game (docs/kernel.md).
 //!
-//! docs/game.md §1: the entries `left[i][j]` and `right[i][j]` of interval length `k`
-//! depend only on those of length `k − 1`. A *layer* holds, for one length
-//! `k`, the pairs `(left, right)` of every interval `[i, i + k − 1]` in two
-//! contiguous arrays indexed by `i`; one branch-free pass over contiguous
-//! arrays, which the compiler vectorises, turns layer `k − 1` into layer `k`.
+//! A *layer* holds, for one interval length `k`, the pairs `(left, right)`
+//! of every interval `[i, i + k − 1]` in two contiguous arrays indexed by
+//! `i`; one branch-free pass turns layer `k − 1` into layer `k`
+//! (docs/game.md §1). Two kernels implement that pass: [`codes`] (the
+//! default: 2-bit codes relative to the end pile, one byte each, over
+//! order- and adjacency-preserving coordinates) and [`direct`] (the entries
+//! themselves in 16-, 32- or 64-bit words, the second implementation the
+//! first is tested against). Each is built for the baseline target and, on
+//! x86-64, for AVX2 and AVX-512, [`Isa::detect`] picking at run time.
 //!
-//! Two kernels implement that pass:
-//!
-//! * [`codes`] (the default) stores each entry as its 2-bit code relative to
-//!   the end pile (docs/game.md: every entry is an end pile's size plus a code) in one
-//!   byte, and compares piles through order- and adjacency-preserving
-//!   coordinates, so a 256-bit vector updates 32 cells at once;
-//! * [`direct`] stores the entries themselves in 16-, 32- or 64-bit words
-//!   (the narrowest that holds `max(a) + 1`). It is the second, independent
-//!   implementation the first is tested against, and the u32/u64 paths.
-//!
-//! The direct kernel is compiled for the build's baseline target and, on
-//! x86-64, for AVX2 and AVX-512 (the compiler vectorises one portable
-//! source). The codes kernel has a portable pass, vectorised by the compiler
-//! for the baseline target, and on x86-64 a pass written with AVX2
-//! intrinsics (byte table lookups the compiler does not find by itself),
-//! used on AVX2 and AVX-512 CPUs. [`Isa::detect`] picks the best the running
-//! CPU has, so no `target-cpu=native` is needed to build.
-//!
-//! [`run_layers`] drives either kernel. Wide layers are processed in *blocks*
-//! ([`BLOCK_CELLS`] cells wide, [`BLOCK_LAYERS`] layers deep): a block copies
-//! its cells plus a ghost zone of `BLOCK_LAYERS` cells to its right (cell `i`
-//! of layer `k` needs cells `i` and `i + 1` of layer `k − 1`), advances them
-//! that many layers while they stay in cache, and writes its own cells back.
-//! The blocks of one step are independent, so they run on all cores (rayon)
-//! when asked to.
+//! [`run_layers`] drives either kernel, in cache blocks of [`BLOCK_CELLS`]
+//! cells and [`BLOCK_LAYERS`] layers (with a ghost zone of `BLOCK_LAYERS`
+//! cells to the right) run on all cores when asked to.
 
 pub mod codes;
 pub mod direct;
@@ -39,21 +21,19 @@ use rayon::prelude::*;
 
 use super::cancel::Cancel;
 
-/// The instruction set a kernel was compiled for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Isa {
-    /// The build target's default features (SSE2 on x86-64, NEON on aarch64…).
-    Baseline,
-    /// x86-64 with AVX2.
-    Avx2,
-    /// x86-64 with AVX-512 F and BW.
-    Avx512,
+named_enum! {
+    /// The instruction set a kernel was compiled for (`ALL`: baseline first).
+    pub enum Isa: fn name {
+        /// The build target's default features (SSE2 on x86-64, NEON on aarch64…).
+        Baseline => "baseline",
+        /// x86-64 with AVX2.
+        Avx2 => "avx2",
+        /// x86-64 with AVX-512 F and BW.
+        Avx512 => "avx512",
+    }
 }
 
 impl Isa {
-    /// Every instruction set, baseline first.
-    pub const ALL: [Isa; 3] = [Isa::Baseline, Isa::Avx2, Isa::Avx512];
-
     /// The best instruction set the running CPU supports. [`Isa::Avx512`]
     /// needs AVX2 as well (its kernels use both).
     pub fn detect() -> Isa {
@@ -73,15 +53,10 @@ impl Isa {
 
     /// Every instruction set the running CPU supports, baseline first.
     pub fn available() -> Vec<Isa> {
-        let best = Isa::detect();
-        let mut all = vec![Isa::Baseline];
-        if matches!(best, Isa::Avx2 | Isa::Avx512) {
-            all.push(Isa::Avx2);
-        }
-        if best == Isa::Avx512 {
-            all.push(Isa::Avx512);
-        }
-        all
+        Isa::ALL
+            .into_iter()
+            .filter(|&isa| isa.supported() == isa)
+            .collect()
     }
 
     /// `self` if the CPU supports it, else the best one it does.
@@ -90,15 +65,6 @@ impl Isa {
             (Isa::Avx512, Isa::Avx2) => Isa::Avx2,
             (Isa::Avx512 | Isa::Avx2, Isa::Baseline) => Isa::Baseline,
             (isa, _) => isa,
-        }
-    }
-
-    /// A short name for reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Isa::Baseline => "baseline",
-            Isa::Avx2 => "avx2",
-            Isa::Avx512 => "avx512",
         }
     }
 }

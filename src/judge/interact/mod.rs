@@ -3,21 +3,13 @@
 //! its command line.
 //!
 //! It plays every game of an OJ-format input against a contestant's program,
-//! one line per message:
-//!
-//! 1. judge: `T`; then per game `n` and the line `a_1 … a_n`;
-//! 2. program: `FIRST` or `SECOND`, the seat it takes;
-//! 3. whoever is to move writes `L k` or `R k` (take k ≥ 1 stones from the
-//!    leftmost or rightmost pile; with one pile left both name it);
-//! 4. a game ends when the last pile is taken; the next starts with its `n`.
-//!
-//! The judge plays perfectly when it can win and otherwise makes a seeded
-//! random move that takes at least half of an end pile
-//! ([`WhenLost::Shorten`]), so its moves keep a game to O(n log max a)
-//! plies. On a line it cannot accept, a losing seat or a lost game it writes
-//! `-1` and stops; the [`Outcome`] is a testlib [`Verdict`] (accepted, wrong
-//! answer, presentation error) and its message. A judge failure (a bad
-//! input, a transcript that cannot be written) is an [`InteractError`].
+//! one line per message, as docs/play.md ("`stonegame interact`") specifies:
+//! `T`, then per game `n` and the piles; the program answers `FIRST` or
+//! `SECOND`, then whoever is to move writes `L k` or `R k`. The judge plays
+//! perfectly when it can win, else [`WhenLost::Shorten`] (games of
+//! O(n log max a) plies). On a line it cannot accept, a losing seat or a
+//! lost game it writes `-1` and stops; the [`Outcome`] is a testlib
+//! [`Verdict`] and its message, a judge failure an [`InteractError`].
 //!
 //! The caller connects the program ([`Program`]: its standard input and
 //! output, and its process when the caller started it) and reads the games

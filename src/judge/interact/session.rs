@@ -160,12 +160,8 @@ impl Session<'_> {
 
     /// ` (exit status …)` when the program is ours and has exited.
     fn exit_note(&mut self) -> String {
-        match self.child.as_mut() {
-            Some(child) => match wait_for(child, Duration::from_millis(200)) {
-                Some(status) => format!(" ({status})"),
-                None => String::new(),
-            },
-            None => String::new(),
-        }
+        let child = self.child.as_mut();
+        let status = child.and_then(|c| wait_for(c, Duration::from_millis(200)));
+        status.map_or_else(String::new, |status| format!(" ({status})"))
     }
 }

@@ -18,18 +18,14 @@ pub struct Transcript {
 impl Transcript {
     /// Creates the file at `path`; `None`: no transcript.
     pub fn create(path: Option<&Path>) -> Result<Transcript, InteractError> {
-        let out = match path {
-            None => None,
-            Some(p) => Some((
-                p.to_path_buf(),
-                BufWriter::new(File::create(p).map_err(|source| {
-                    InteractError::CreateTranscript {
-                        path: p.to_path_buf(),
-                        source,
-                    }
-                })?),
-            )),
+        let create = |p: &Path| match File::create(p) {
+            Ok(file) => Ok((p.to_path_buf(), BufWriter::new(file))),
+            Err(source) => Err(InteractError::CreateTranscript {
+                path: p.to_path_buf(),
+                source,
+            }),
         };
+        let out = path.map(create).transpose()?;
         Ok(Transcript { out, error: None })
     }
 

@@ -1,65 +1,57 @@
 //! The label values of the metric families, as enums: each is written as
 //! the snake_case text the dashboards already know (`EncodeLabelValue`),
-//! and a family's label set can hold nothing else.
+//! and a family's label set can hold nothing else. Each also knows its
+//! label's name, so a one-label family is keyed by the value itself
+//! (`EncodeLabelSet`: `reason="busy_cells"`).
 
-use std::fmt::{self, Write};
-
-use prometheus_client::encoding::{EncodeLabelValue, LabelValueEncoder};
 use tonic::Code;
 
 use crate::core::Variant;
 
-use super::super::tls_failure::HandshakeFailure;
 use super::super::web::Protocol;
-use super::{Refusal, code_name, variant_label};
+use super::code_name;
 
-/// An enum of label values: the variants, their text, every value in order
-/// (`ALL`) and the `EncodeLabelValue` that writes the text.
-macro_rules! label_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
-        pub enum $name {
-            $($(#[$vmeta])* $variant),+
-        }
-
-        impl $name {
-            /// Every value, in label order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The label value.
-            pub fn label(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-        }
-
-        impl EncodeLabelValue for $name {
-            fn encode(&self, encoder: &mut LabelValueEncoder) -> fmt::Result {
-                encoder.write_str(self.label())
-            }
-        }
-    };
-}
-
-/// `EncodeLabelValue` for enums defined elsewhere that already name their
-/// label value.
+/// The label encoding of a type: `EncodeLabelValue` writes its text, and
+/// `EncodeLabelSet` the one label `key="text"`.
 macro_rules! label_value {
-    ($($ty:ty => $text:expr),+ $(,)?) => {$(
-        impl EncodeLabelValue for $ty {
-            fn encode(&self, encoder: &mut LabelValueEncoder) -> fmt::Result {
+    ($($ty:ty as $key:literal => $text:expr),+ $(,)?) => {$(
+        impl ::prometheus_client::encoding::EncodeLabelValue for $ty {
+            fn encode(
+                &self,
+                encoder: &mut ::prometheus_client::encoding::LabelValueEncoder,
+            ) -> ::std::fmt::Result {
                 let text: fn(&$ty) -> &'static str = $text;
-                encoder.write_str(text(self))
+                ::std::fmt::Write::write_str(encoder, text(self))
+            }
+        }
+
+        impl ::prometheus_client::encoding::EncodeLabelSet for $ty {
+            fn encode(
+                &self,
+                encoder: &mut ::prometheus_client::encoding::LabelSetEncoder,
+            ) -> ::std::fmt::Result {
+                ::prometheus_client::encoding::EncodeLabelSet::encode(&[($key, *self)], encoder)
             }
         }
     )+};
 }
+pub(crate) use label_value;
+
+/// An enum of label values ([`named_enum`](crate::core::named_enum): the
+/// variants, `ALL`, their text by `label()`) and its label encoding
+/// ([`label_value`]) under `key`.
+macro_rules! label_enum {
+    ($(#[$meta:meta])* $name:ident as $key:literal { $($body:tt)* }) => {
+        $crate::core::named_enum! { $(#[$meta])* pub enum $name: fn label { $($body)* } }
+        $crate::service::metrics::labels::label_value!($name as $key => |v| v.label());
+    };
+}
+pub(crate) use label_enum;
 
 label_enum! {
     /// A `stonegame.v1.StoneGame` method: the `rpc` label (any other path
     /// counts as `other`).
-    Rpc {
+    Rpc as "rpc" {
         Solve => "Solve",
         GetTables => "GetTables",
         SuggestMove => "SuggestMove",
@@ -86,7 +78,7 @@ impl Rpc {
 label_enum! {
     /// Why a StoneGame call was refused UNAUTHENTICATED: the `reason` of
     /// `stonegame_auth_rejected_total`.
-    AuthReason {
+    AuthReason as "reason" {
         Missing => "missing",
         Malformed => "malformed",
         Unknown => "unknown",
@@ -95,7 +87,7 @@ label_enum! {
 
 label_enum! {
     /// How a Play game began: the `how` of `stonegame_play_games_started_total`.
-    GameStart {
+    GameStart as "how" {
         Start => "start",
         Resume => "resume",
     }
@@ -105,7 +97,7 @@ label_enum! {
     /// How a Play game ended: the `reason` of
     /// `stonegame_play_games_ended_total` (`abandoned`: the client went
     /// away or half-closed before the end, or the server shut down).
-    PlayEnd {
+    PlayEnd as "reason" {
         NoMoves => "no_moves",
         Resigned => "resigned",
         Timeout => "timeout",
@@ -117,7 +109,7 @@ label_enum! {
 label_enum! {
     /// Why a Play move was rejected: the `reason` of
     /// `stonegame_play_rejected_moves_total`.
-    PlayReject {
+    PlayReject as "reason" {
         NotYourTurn => "not_your_turn",
         StalePly => "stale_ply",
         InvalidSide => "invalid_side",
@@ -128,7 +120,7 @@ label_enum! {
 
 label_enum! {
     /// Who played a Play move: the `by` of `stonegame_play_moves_total`.
-    Mover {
+    Mover as "by" {
         Client => "client",
         Bot => "bot",
     }
@@ -137,7 +129,7 @@ label_enum! {
 label_enum! {
     /// The files re-read when they change: the `what` of
     /// `stonegame_reloads_total`.
-    Reloaded {
+    Reloaded as "what" {
         Tls => "tls",
         Auth => "auth",
     }
@@ -146,7 +138,7 @@ label_enum! {
 label_enum! {
     /// How a re-read went: the `result` of `stonegame_reloads_total`
     /// (`error`: the old files are kept).
-    ReloadResult {
+    ReloadResult as "result" {
         Ok => "ok",
         Error => "error",
     }
@@ -157,11 +149,12 @@ label_enum! {
 pub struct CodeLabel(pub Code);
 
 label_value! {
-    CodeLabel => |c| code_name(c.0),
-    Variant => |v| variant_label(*v),
-    Refusal => |r| r.as_str(),
-    Protocol => |p| p.label(),
-    HandshakeFailure => |h| h.label(),
+    CodeLabel as "code" => |c| code_name(c.0),
+    Variant as "variant" => |v| match v {
+        Variant::TwoEnds => "two_ends",
+        Variant::Leftmost => "leftmost",
+    },
+    Protocol as "protocol" => |p| p.label(),
 }
 
 #[cfg(test)]

@@ -58,14 +58,17 @@ fn respond<B>(
     request: &http::Request<B>,
     render: &Render,
 ) -> http::Response<http_body_util::Full<Bytes>> {
-    let text = |status: http::StatusCode, body: &'static str| {
-        let mut response = http::Response::new(http_body_util::Full::new(Bytes::from(body)));
+    let response = |status: http::StatusCode, content_type: &'static str, body: Bytes| {
+        let mut response = http::Response::new(http_body_util::Full::new(body));
         *response.status_mut() = status;
-        response.headers_mut().insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("text/plain; charset=utf-8"),
-        );
+        let value = http::HeaderValue::from_static(content_type);
         response
+            .headers_mut()
+            .insert(http::header::CONTENT_TYPE, value);
+        response
+    };
+    let text = |status, body: &'static str| {
+        response(status, "text/plain; charset=utf-8", Bytes::from(body))
     };
     if request.uri().path() != "/metrics" {
         return text(
@@ -84,10 +87,5 @@ fn respond<B>(
         );
         return response;
     }
-    let mut response = http::Response::new(http_body_util::Full::new(Bytes::from(render())));
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static(CONTENT_TYPE),
-    );
-    response
+    response(http::StatusCode::OK, CONTENT_TYPE, Bytes::from(render()))
 }

@@ -24,7 +24,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::info::Info;
-use prometheus_client::registry::{Metric, Registry, Unit};
+use prometheus_client::registry::{Registry, Unit};
 use tonic::Code;
 
 use crate::core::Variant;
@@ -32,6 +32,7 @@ use crate::core::Variant;
 use super::limits::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of};
 use super::tls_failure::HandshakeFailure;
 use super::web::Protocol;
+use labels::label_enum;
 
 pub mod labels;
 pub mod listener;
@@ -51,49 +52,24 @@ pub const DURATION_BUCKETS: [f64; 21] = [
     5.0, 10.0, 25.0, 60.0, 150.0, 300.0, 600.0,
 ];
 
-/// Why a request was refused before its work started: the `reason` label of
-/// `stonegame_admission_rejected_total`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Refusal {
-    /// The cell-update budget is busy now (RESOURCE_EXHAUSTED, retry hint).
-    BusyCells,
-    /// The piles budget is busy now (RESOURCE_EXHAUSTED, retry hint).
-    BusyPiles,
-    /// More cell updates than the whole budget (RESOURCE_EXHAUSTED, "split it").
-    TooLargeCells,
-    /// More piles than the whole budget (RESOURCE_EXHAUSTED, "split it").
-    TooLargePiles,
-    /// `max_concurrent_rpcs` RPCs already running (RESOURCE_EXHAUSTED).
-    TooManyRpcs,
-    /// The server is draining (UNAVAILABLE).
-    ShuttingDown,
-    /// `max_play_sessions` games already open (RESOURCE_EXHAUSTED, retry hint).
-    TooManyPlaySessions,
-}
-
-impl Refusal {
-    /// Every reason, in the order of the docs.
-    pub const ALL: [Refusal; 7] = [
-        Refusal::BusyCells,
-        Refusal::BusyPiles,
-        Refusal::TooLargeCells,
-        Refusal::TooLargePiles,
-        Refusal::TooManyRpcs,
-        Refusal::ShuttingDown,
-        Refusal::TooManyPlaySessions,
-    ];
-
-    /// The label value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Refusal::BusyCells => "busy_cells",
-            Refusal::BusyPiles => "busy_piles",
-            Refusal::TooLargeCells => "too_large_cells",
-            Refusal::TooLargePiles => "too_large_piles",
-            Refusal::TooManyRpcs => "too_many_rpcs",
-            Refusal::ShuttingDown => "shutting_down",
-            Refusal::TooManyPlaySessions => "too_many_play_sessions",
-        }
+label_enum! {
+    /// Why a request was refused before its work started: the `reason` label of
+    /// `stonegame_admission_rejected_total`.
+    Refusal as "reason" {
+        /// The cell-update budget is busy now (RESOURCE_EXHAUSTED, retry hint).
+        BusyCells => "busy_cells",
+        /// The piles budget is busy now (RESOURCE_EXHAUSTED, retry hint).
+        BusyPiles => "busy_piles",
+        /// More cell updates than the whole budget (RESOURCE_EXHAUSTED, "split it").
+        TooLargeCells => "too_large_cells",
+        /// More piles than the whole budget (RESOURCE_EXHAUSTED, "split it").
+        TooLargePiles => "too_large_piles",
+        /// `max_concurrent_rpcs` RPCs already running (RESOURCE_EXHAUSTED).
+        TooManyRpcs => "too_many_rpcs",
+        /// The server is draining (UNAVAILABLE).
+        ShuttingDown => "shutting_down",
+        /// `max_play_sessions` games already open (RESOURCE_EXHAUSTED, retry hint).
+        TooManyPlaySessions => "too_many_play_sessions",
     }
 }
 
@@ -110,14 +86,6 @@ impl From<&AdmissionError> for Refusal {
             AdmissionError::TooLarge { unit, .. } if *unit == CELLS => Refusal::TooLargeCells,
             AdmissionError::TooLarge { .. } => Refusal::TooLargePiles,
         }
-    }
-}
-
-/// The `variant` label value of a variant.
-pub fn variant_label(variant: Variant) -> &'static str {
-    match variant {
-        Variant::TwoEnds => "two_ends",
-        Variant::Leftmost => "leftmost",
     }
 }
 
@@ -145,56 +113,13 @@ pub fn code_name(code: Code) -> &'static str {
     }
 }
 
+/// The labels of `stonegame_rpc_requests_total` (the one-label families
+/// are keyed by the label's value itself, see [`labels`]).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RpcCodeLabels {
     rpc: Rpc,
     code: CodeLabel,
     protocol: Protocol,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct RpcLabels {
-    rpc: Rpc,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct VariantLabels {
-    variant: Variant,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct AdmissionLabels {
-    reason: Refusal,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct AuthLabels {
-    reason: AuthReason,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct TlsLabels {
-    reason: HandshakeFailure,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct PlayEndLabels {
-    reason: PlayEnd,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct RejectLabels {
-    reason: PlayReject,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct HowLabels {
-    how: GameStart,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct ByLabels {
-    by: Mover,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -208,235 +133,110 @@ struct VersionLabels {
     version: &'static str,
 }
 
-fn duration_histogram() -> Histogram {
-    Histogram::new(DURATION_BUCKETS)
+/// The Prometheus side of [`Metrics`]: each family declared once, with its
+/// field, type, name (and unit) and help, registered in this order by
+/// `Exported::registered`; a family without an initial value starts from
+/// its `Default`.
+macro_rules! exported {
+    ($($field:ident: $ty:ty $(= $init:expr)? => $name:literal $([$unit:expr])?, $help:literal;)+) => {
+        #[derive(Debug)]
+        struct Exported {
+            registry: Registry,
+            $($field: $ty,)+
+        }
+
+        impl Exported {
+            /// Every family, created and registered.
+            fn registered() -> Exported {
+                let mut registry = Registry::default();
+                $(
+                    let $field: $ty = exported!(@init $($init)?);
+                    exported!(@register registry, $name, $help, $field.clone() $(, $unit)?);
+                )+
+                Exported { registry, $($field,)+ }
+            }
+        }
+    };
+    (@init) => { Default::default() };
+    (@init $init:expr) => { $init };
+    (@register $r:ident, $name:literal, $help:literal, $metric:expr) => {
+        $r.register($name, $help, $metric)
+    };
+    (@register $r:ident, $name:literal, $help:literal, $metric:expr, $unit:expr) => {
+        $r.register_with_unit($name, $help, $unit, $metric)
+    };
 }
 
-/// The Prometheus side of [`Metrics`].
-#[derive(Debug)]
-struct Exported {
-    registry: Registry,
-    rpc_requests: Family<RpcCodeLabels, Counter>,
-    rpc_duration: Family<RpcLabels, Histogram, fn() -> Histogram>,
-    cases: Family<VariantLabels, Counter>,
-    cases_started: Counter,
-    cases_cancelled: Counter,
-    case_errors: Counter,
-    cells: Counter,
-    admission_rejected: Family<AdmissionLabels, Counter>,
-    auth_rejected: Family<AuthLabels, Counter>,
-    tls_handshake_failures: Family<TlsLabels, Counter>,
-    reloads: Family<ReloadLabels, Counter>,
-    connections_accepted: Counter,
-    connections_open: Gauge,
-    cells_in_flight: Gauge,
-    cells_in_flight_max: Gauge,
-    piles_in_flight: Gauge,
-    piles_in_flight_max: Gauge,
-    rpcs_in_flight: Gauge,
-    rpcs_in_flight_max: Gauge,
-    solve_batches_in_flight: Gauge,
-    play_sessions: Gauge,
-    play_sessions_max: Gauge,
-    play_games_started: Family<HowLabels, Counter>,
-    play_games_ended: Family<PlayEndLabels, Counter>,
-    play_moves: Family<ByLabels, Counter>,
-    play_rejected: Family<RejectLabels, Counter>,
-    play_row_cache_hits: Counter,
-    play_row_cache_misses: Counter,
-    play_row_cache_bytes: Gauge,
-    play_row_cache_entries: Gauge,
+exported! {
+    rpc_requests: Family<RpcCodeLabels, Counter> => "stonegame_rpc_requests",
+        "StoneGame RPCs ended, by method and final gRPC status code (streams count when they end)";
+    rpc_duration: Family<Rpc, Histogram, fn() -> Histogram> =
+        Family::new_with_constructor(|| Histogram::new(DURATION_BUCKETS))
+        => "stonegame_rpc_duration" [Unit::Seconds],
+        "Time from an RPC's start to its end (for streams: the whole stream)";
+    cases: Family<Variant, Counter> => "stonegame_cases",
+        "Cases solved to the end (Solve cases, SuggestMove rows, the cases Check and Generate solve), by variant";
+    cases_started: Counter => "stonegame_cases_started",
+        "Cases whose solving started (solved, cancelled or still running)";
+    cases_cancelled: Counter => "stonegame_cases_cancelled",
+        "Cases whose solving was cancelled (client gone, deadline, shutdown)";
+    case_errors: Counter => "stonegame_case_errors",
+        "Solve cases answered with a case error instead of being solved";
+    cells: Counter => "stonegame_cells",
+        "Cell updates done: n(n-1)/2 per two-ends case of n piles, n per leftmost case, n(n-1)/2 per GetTables row";
+    admission_rejected: Family<Refusal, Counter> => "stonegame_admission_rejected",
+        "Requests refused before their work started, by reason";
+    auth_rejected: Family<AuthReason, Counter> => "stonegame_auth_rejected",
+        "StoneGame calls refused UNAUTHENTICATED (auth.tokens_file), by reason: missing, malformed or unknown token";
+    tls_handshake_failures: Family<HandshakeFailure, Counter> => "stonegame_tls_handshake_failures",
+        "Connections closed because their TLS handshake failed, by reason: no_client_certificate, unknown_ca, expired, bad_certificate, plaintext, timeout, other";
+    reloads: Family<ReloadLabels, Counter> => "stonegame_reloads",
+        "Re-reads of changed files, by what (tls, auth) and result (ok, error: the old ones are kept)";
+    connections_accepted: Counter => "stonegame_connections_accepted",
+        "gRPC connections accepted";
+    connections_open: Gauge => "stonegame_connections_open",
+        "gRPC connections open now";
+    cells_in_flight: Gauge => "stonegame_cells_in_flight",
+        "Cell updates admitted and not yet done (the admission budget in use)";
+    cells_in_flight_max: Gauge => "stonegame_cells_in_flight_max",
+        "The cell-update budget (limits.max_cells_in_flight)";
+    piles_in_flight: Gauge => "stonegame_piles_in_flight",
+        "Piles held by admitted requests";
+    piles_in_flight_max: Gauge => "stonegame_piles_in_flight_max",
+        "The piles budget (limits.max_piles_in_flight)";
+    rpcs_in_flight: Gauge => "stonegame_rpcs_in_flight",
+        "RPCs running now (StoneGame only)";
+    rpcs_in_flight_max: Gauge => "stonegame_rpcs_in_flight_max",
+        "The concurrency limit (limits.max_concurrent_rpcs)";
+    solve_batches_in_flight: Gauge => "stonegame_solve_batches_in_flight",
+        "Solve batches admitted and not yet answered, over all streams";
+    play_sessions: Gauge => "stonegame_play_sessions",
+        "Play streams (games) open now";
+    play_sessions_max: Gauge => "stonegame_play_sessions_max",
+        "The Play session limit (limits.max_play_sessions)";
+    play_games_started: Family<GameStart, Counter> => "stonegame_play_games_started",
+        "Play games begun, by how: start (StartGame) or resume (ResumeGame)";
+    play_games_ended: Family<PlayEnd, Counter> => "stonegame_play_games_ended",
+        "Play games ended, by reason (no_moves, resigned, timeout, too_many_illegal_moves, abandoned)";
+    play_moves: Family<Mover, Counter> => "stonegame_play_moves",
+        "Play moves accepted, by who played them: client or bot";
+    play_rejected: Family<PlayReject, Counter> => "stonegame_play_rejected_moves",
+        "Play moves rejected (MoveRejected), by reason";
+    play_row_cache_hits: Counter => "stonegame_play_row_cache_hits",
+        "Play games whose prepared row was already in the row cache (or being prepared)";
+    play_row_cache_misses: Counter => "stonegame_play_row_cache_misses",
+        "Play games that prepared their row (the one O(n^2) sweep)";
+    play_row_cache_bytes: Gauge => "stonegame_play_row_cache" [Unit::Bytes],
+        "Heap bytes of the prepared rows in the Play row cache";
+    play_row_cache_entries: Gauge => "stonegame_play_row_cache_entries",
+        "Prepared rows in the Play row cache";
 }
 
 impl Default for Exported {
-    /// Each family created and registered in one place.
+    /// The families, registered with the build info and every series a
+    /// dashboard expects created at 0, so rate() sees the first increment.
     fn default() -> Exported {
-        let mut r = Registry::default();
-        let mut e = Exported {
-            rpc_requests: registered(
-                &mut r,
-                "stonegame_rpc_requests",
-                "StoneGame RPCs ended, by method and final gRPC status code (streams count when they end)",
-                Family::default(),
-            ),
-            rpc_duration: registered_with_unit(
-                &mut r,
-                "stonegame_rpc_duration",
-                "Time from an RPC's start to its end (for streams: the whole stream)",
-                Unit::Seconds,
-                Family::new_with_constructor(duration_histogram as fn() -> Histogram),
-            ),
-            cases: registered(
-                &mut r,
-                "stonegame_cases",
-                "Cases solved to the end (Solve cases, SuggestMove rows, the cases Check and Generate solve), by variant",
-                Family::default(),
-            ),
-            cases_started: registered(
-                &mut r,
-                "stonegame_cases_started",
-                "Cases whose solving started (solved, cancelled or still running)",
-                Counter::default(),
-            ),
-            cases_cancelled: registered(
-                &mut r,
-                "stonegame_cases_cancelled",
-                "Cases whose solving was cancelled (client gone, deadline, shutdown)",
-                Counter::default(),
-            ),
-            case_errors: registered(
-                &mut r,
-                "stonegame_case_errors",
-                "Solve cases answered with a case error instead of being solved",
-                Counter::default(),
-            ),
-            cells: registered(
-                &mut r,
-                "stonegame_cells",
-                "Cell updates done: n(n-1)/2 per two-ends case of n piles, n per leftmost case, n(n-1)/2 per GetTables row",
-                Counter::default(),
-            ),
-            admission_rejected: registered(
-                &mut r,
-                "stonegame_admission_rejected",
-                "Requests refused before their work started, by reason",
-                Family::default(),
-            ),
-            auth_rejected: registered(
-                &mut r,
-                "stonegame_auth_rejected",
-                "StoneGame calls refused UNAUTHENTICATED (auth.tokens_file), by reason: missing, malformed or unknown token",
-                Family::default(),
-            ),
-            tls_handshake_failures: registered(
-                &mut r,
-                "stonegame_tls_handshake_failures",
-                "Connections closed because their TLS handshake failed, by reason: no_client_certificate, unknown_ca, expired, bad_certificate, plaintext, timeout, other",
-                Family::default(),
-            ),
-            reloads: registered(
-                &mut r,
-                "stonegame_reloads",
-                "Re-reads of changed files, by what (tls, auth) and result (ok, error: the old ones are kept)",
-                Family::default(),
-            ),
-            connections_accepted: registered(
-                &mut r,
-                "stonegame_connections_accepted",
-                "gRPC connections accepted",
-                Counter::default(),
-            ),
-            connections_open: registered(
-                &mut r,
-                "stonegame_connections_open",
-                "gRPC connections open now",
-                Gauge::default(),
-            ),
-            cells_in_flight: registered(
-                &mut r,
-                "stonegame_cells_in_flight",
-                "Cell updates admitted and not yet done (the admission budget in use)",
-                Gauge::default(),
-            ),
-            cells_in_flight_max: registered(
-                &mut r,
-                "stonegame_cells_in_flight_max",
-                "The cell-update budget (limits.max_cells_in_flight)",
-                Gauge::default(),
-            ),
-            piles_in_flight: registered(
-                &mut r,
-                "stonegame_piles_in_flight",
-                "Piles held by admitted requests",
-                Gauge::default(),
-            ),
-            piles_in_flight_max: registered(
-                &mut r,
-                "stonegame_piles_in_flight_max",
-                "The piles budget (limits.max_piles_in_flight)",
-                Gauge::default(),
-            ),
-            rpcs_in_flight: registered(
-                &mut r,
-                "stonegame_rpcs_in_flight",
-                "RPCs running now (StoneGame only)",
-                Gauge::default(),
-            ),
-            rpcs_in_flight_max: registered(
-                &mut r,
-                "stonegame_rpcs_in_flight_max",
-                "The concurrency limit (limits.max_concurrent_rpcs)",
-                Gauge::default(),
-            ),
-            solve_batches_in_flight: registered(
-                &mut r,
-                "stonegame_solve_batches_in_flight",
-                "Solve batches admitted and not yet answered, over all streams",
-                Gauge::default(),
-            ),
-            play_sessions: registered(
-                &mut r,
-                "stonegame_play_sessions",
-                "Play streams (games) open now",
-                Gauge::default(),
-            ),
-            play_sessions_max: registered(
-                &mut r,
-                "stonegame_play_sessions_max",
-                "The Play session limit (limits.max_play_sessions)",
-                Gauge::default(),
-            ),
-            play_games_started: registered(
-                &mut r,
-                "stonegame_play_games_started",
-                "Play games begun, by how: start (StartGame) or resume (ResumeGame)",
-                Family::default(),
-            ),
-            play_games_ended: registered(
-                &mut r,
-                "stonegame_play_games_ended",
-                "Play games ended, by reason (no_moves, resigned, timeout, too_many_illegal_moves, abandoned)",
-                Family::default(),
-            ),
-            play_moves: registered(
-                &mut r,
-                "stonegame_play_moves",
-                "Play moves accepted, by who played them: client or bot",
-                Family::default(),
-            ),
-            play_rejected: registered(
-                &mut r,
-                "stonegame_play_rejected_moves",
-                "Play moves rejected (MoveRejected), by reason",
-                Family::default(),
-            ),
-            play_row_cache_hits: registered(
-                &mut r,
-                "stonegame_play_row_cache_hits",
-                "Play games whose prepared row was already in the row cache (or being prepared)",
-                Counter::default(),
-            ),
-            play_row_cache_misses: registered(
-                &mut r,
-                "stonegame_play_row_cache_misses",
-                "Play games that prepared their row (the one O(n^2) sweep)",
-                Counter::default(),
-            ),
-            play_row_cache_bytes: registered_with_unit(
-                &mut r,
-                "stonegame_play_row_cache",
-                "Heap bytes of the prepared rows in the Play row cache",
-                Unit::Bytes,
-                Gauge::default(),
-            ),
-            play_row_cache_entries: registered(
-                &mut r,
-                "stonegame_play_row_cache_entries",
-                "Prepared rows in the Play row cache",
-                Gauge::default(),
-            ),
-            registry: r,
-        };
+        let mut e = Exported::registered();
         e.registry.register(
             "stonegame_build",
             "The running build",
@@ -444,66 +244,30 @@ impl Default for Exported {
                 version: env!("CARGO_PKG_VERSION"),
             }),
         );
-        // Every series a dashboard expects exists from the start, at 0, so
-        // rate() sees the first increment.
-        for &how in GameStart::ALL {
-            let _ = e.play_games_started.get_or_create(&HowLabels { how });
+        fn zeros<L: Clone + Hash + Eq>(family: &Family<L, Counter>, labels: &[L]) {
+            labels.iter().for_each(|l| drop(family.get_or_create(l)));
         }
-        for reason in HandshakeFailure::ALL {
-            let _ = e
-                .tls_handshake_failures
-                .get_or_create(&TlsLabels { reason });
-        }
-        for &reason in PlayEnd::ALL {
-            let _ = e.play_games_ended.get_or_create(&PlayEndLabels { reason });
-        }
-        for &by in Mover::ALL {
-            let _ = e.play_moves.get_or_create(&ByLabels { by });
-        }
-        for &reason in PlayReject::ALL {
-            let _ = e.play_rejected.get_or_create(&RejectLabels { reason });
-        }
+        zeros(&e.play_games_started, &GameStart::ALL);
+        zeros(&e.tls_handshake_failures, &HandshakeFailure::ALL);
+        zeros(&e.play_games_ended, &PlayEnd::ALL);
+        zeros(&e.play_moves, &Mover::ALL);
+        zeros(&e.play_rejected, &PlayReject::ALL);
         for &rpc in Rpc::ALL.iter().filter(|&&rpc| rpc != Rpc::Other) {
             for protocol in Protocol::ALL {
+                let code = CodeLabel(Code::Ok);
                 let _ = e.rpc_requests.get_or_create(&RpcCodeLabels {
                     rpc,
-                    code: CodeLabel(Code::Ok),
+                    code,
                     protocol,
                 });
             }
-            let _ = e.rpc_duration.get_or_create(&RpcLabels { rpc });
+            let _ = e.rpc_duration.get_or_create(&rpc);
         }
-        for variant in [Variant::TwoEnds, Variant::Leftmost] {
-            let _ = e.cases.get_or_create(&VariantLabels { variant });
-        }
-        for reason in Refusal::ALL {
-            let _ = e
-                .admission_rejected
-                .get_or_create(&AdmissionLabels { reason });
-        }
-        for &reason in AuthReason::ALL {
-            let _ = e.auth_rejected.get_or_create(&AuthLabels { reason });
-        }
+        zeros(&e.cases, &Variant::ALL);
+        zeros(&e.admission_rejected, &Refusal::ALL);
+        zeros(&e.auth_rejected, &AuthReason::ALL);
         e
     }
-}
-
-/// `metric`, registered in `r` under `name`.
-fn registered<M: Metric + Clone>(r: &mut Registry, name: &str, help: &str, metric: M) -> M {
-    r.register(name, help, metric.clone());
-    metric
-}
-
-/// `metric`, registered in `r` under `name` with its unit.
-fn registered_with_unit<M: Metric + Clone>(
-    r: &mut Registry,
-    name: &str,
-    help: &str,
-    unit: Unit,
-    metric: M,
-) -> M {
-    r.register_with_unit(name, help, unit, metric.clone());
-    metric
 }
 
 /// What the server counts: the Prometheus families behind `/metrics`
@@ -541,13 +305,13 @@ pub struct InFlight {
 }
 
 /// The sum of a counter family's series for `labels`.
-fn total<L: Clone + Hash + Eq>(
+fn total<'a, L: Clone + Hash + Eq + 'a>(
     family: &Family<L, Counter>,
-    labels: impl IntoIterator<Item = L>,
+    labels: impl IntoIterator<Item = &'a L>,
 ) -> u64 {
     labels
         .into_iter()
-        .map(|l| family.get_or_create(&l).get())
+        .map(|l| family.get_or_create(l).get())
         .sum()
 }
 
@@ -564,10 +328,7 @@ impl Metrics {
 
     /// Cases solved to the end, both variants.
     pub fn cases_completed(&self) -> u64 {
-        total(
-            &self.exported.cases,
-            [Variant::TwoEnds, Variant::Leftmost].map(|variant| VariantLabels { variant }),
-        )
+        total(&self.exported.cases, &Variant::ALL)
     }
 
     /// Cases whose solving stopped because they were cancelled.
@@ -579,22 +340,14 @@ impl Metrics {
     /// session limit): every reason but the concurrency limit and draining.
     pub fn admissions_refused(&self) -> u64 {
         let budgets = Refusal::ALL
-            .into_iter()
+            .iter()
             .filter(|r| !matches!(r, Refusal::TooManyRpcs | Refusal::ShuttingDown));
-        total(
-            &self.exported.admission_rejected,
-            budgets.map(|reason| AdmissionLabels { reason }),
-        )
+        total(&self.exported.admission_rejected, budgets)
     }
 
     /// RPCs refused by the concurrency limit.
     pub fn rpcs_refused(&self) -> u64 {
-        total(
-            &self.exported.admission_rejected,
-            [AdmissionLabels {
-                reason: Refusal::TooManyRpcs,
-            }],
-        )
+        total(&self.exported.admission_rejected, &[Refusal::TooManyRpcs])
     }
 
     /// The largest number of Solve batches in flight at once so far.
@@ -614,18 +367,12 @@ impl Metrics {
 
     /// Play games begun (started or resumed).
     pub fn play_games(&self) -> u64 {
-        total(
-            &self.exported.play_games_started,
-            GameStart::ALL.iter().map(|&how| HowLabels { how }),
-        )
+        total(&self.exported.play_games_started, &GameStart::ALL)
     }
 
     /// Play games ended, whatever the reason.
     pub fn play_games_ended(&self) -> u64 {
-        total(
-            &self.exported.play_games_ended,
-            PlayEnd::ALL.iter().map(|&reason| PlayEndLabels { reason }),
-        )
+        total(&self.exported.play_games_ended, &PlayEnd::ALL)
     }
 
     /// Play games whose row came from the row cache.
@@ -640,17 +387,14 @@ impl Metrics {
 
     /// Counts a StoneGame call refused for its bearer token.
     pub fn auth_rejected(&self, reason: AuthReason) {
-        self.exported
-            .auth_rejected
-            .get_or_create(&AuthLabels { reason })
-            .inc();
+        self.exported.auth_rejected.get_or_create(&reason).inc();
     }
 
     /// Counts a failed TLS handshake by its reason.
     pub fn tls_handshake_failed(&self, reason: HandshakeFailure) {
         self.exported
             .tls_handshake_failures
-            .get_or_create(&TlsLabels { reason })
+            .get_or_create(&reason)
             .inc();
     }
 
@@ -680,10 +424,7 @@ impl Metrics {
         let result = solve();
         match result {
             Some(_) => {
-                self.exported
-                    .cases
-                    .get_or_create(&VariantLabels { variant })
-                    .inc();
+                self.exported.cases.get_or_create(&variant).inc();
                 self.exported
                     .cells
                     .inc_by(cells_of(piles, variant == Variant::TwoEnds));
@@ -709,7 +450,7 @@ impl Metrics {
     pub fn refused(&self, reason: Refusal) {
         self.exported
             .admission_rejected
-            .get_or_create(&AdmissionLabels { reason })
+            .get_or_create(&reason)
             .inc();
     }
 
@@ -725,7 +466,7 @@ impl Metrics {
             .inc();
         self.exported
             .rpc_duration
-            .get_or_create(&RpcLabels { rpc })
+            .get_or_create(&rpc)
             .observe(elapsed.as_secs_f64());
     }
 
@@ -737,34 +478,22 @@ impl Metrics {
 
     /// Counts a Play game begun.
     pub fn play_game_started(&self, how: GameStart) {
-        self.exported
-            .play_games_started
-            .get_or_create(&HowLabels { how })
-            .inc();
+        self.exported.play_games_started.get_or_create(&how).inc();
     }
 
     /// Counts a Play game ended.
     pub fn play_game_ended(&self, reason: PlayEnd) {
-        self.exported
-            .play_games_ended
-            .get_or_create(&PlayEndLabels { reason })
-            .inc();
+        self.exported.play_games_ended.get_or_create(&reason).inc();
     }
 
     /// Counts an accepted Play move.
     pub fn play_move(&self, by: Mover) {
-        self.exported
-            .play_moves
-            .get_or_create(&ByLabels { by })
-            .inc();
+        self.exported.play_moves.get_or_create(&by).inc();
     }
 
     /// Counts a rejected Play move.
     pub fn play_rejected(&self, reason: PlayReject) {
-        self.exported
-            .play_rejected
-            .get_or_create(&RejectLabels { reason })
-            .inc();
+        self.exported.play_rejected.get_or_create(&reason).inc();
     }
 
     /// Counts a Play game's row found in the cache (`hit`) or prepared.
