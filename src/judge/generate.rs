@@ -1,57 +1,20 @@
 //! The test-data generator: deterministic families of OJ-format inputs and
 //! their expected outputs, written case by case.
 //!
-//! A [`GenSpec`] names a [`Family`], the number of cases, the limits
-//! (every row has 1 ..= `max_n` piles of 1 ..= `max_a` stones) and a seed.
-//! The same spec always gives the same bytes, on every platform: the random
-//! source is `ChaCha8Rng::seed_from_u64(seed)` and only `u64` ranges are
-//! sampled. The variant changes only the expected answers, except for
-//! `planted` (and the planted part of `hack`), which plants losses of the
-//! chosen variant.
-//!
+//! A [`GenSpec`] names a [`Family`], the number of cases, the limits and a
+//! seed; the families, their guarantees and what each `hack` killer row
+//! breaks are described in docs/judging.md, "Generating tests". The same
+//! spec always gives the same bytes, on every platform: the random source
+//! is `ChaCha8Rng::seed_from_u64(seed)` and only `u64` ranges are sampled.
 //! [`Rows`] yields the rows one at a time; [`generate`] writes them (and,
-//! if asked, the expected `0`/`1` lines, solved in parallel batches), so a
-//! large file is never held whole in memory.
+//! if asked, the expected answers, solved in parallel batches), so a large
+//! file is never held whole in memory.
 //!
-//! The families ([`Family`], one per `--family` value) and their
-//! guarantees are described in docs/judging.md, "Generating tests"; the one
-//! that needs more than a line is `hack`, below. `planted` makes a loss
-//! `(t, tail…)` from a random tail of 1 ..= max_n − 1 piles (two-ends:
-//! `t = left[2][n]`, [`plant_loss`]; leftmost: `t = 1` after a winning tail,
-//! docs/game.md §2) and a near-miss with `a_1` one off `t` (the bare tail
-//! when `max_a = 1`), in pairs in random order. `exhaustive` holds exactly
-//! Σ max_a^k rows (k = 1 ..= max_n), by length then lexicographically; more
-//! than `cases` is an error.
-//!
-//! # The hack family
-//!
-//! Each block holds, in this order, the kinds the limits allow (all killer
-//! rows are first-player losses of the two-ends game, `a_1 = left[2][n]`):
-//!
-//! | kind | row | needs | breaks |
-//! |------|-----|-------|--------|
-//! | fall-through | `(q−1, p, q, q)`, p < q | n ≥ 4, a ≥ 2 | seed 004's `if` chain, which has no branch for X = L > R (the table keeps 0, truth is X − 1); solutions that write `X < L` for `X ≤ L` |
-//! | stale single | `(v)`, v = a_1 of the row before | n ≥ 2 | solutions that, for n = 1, still compare `a_1` with `left[2][n]` read from a global table last written by the previous case |
-//! | strict ≥ | `(q+1, p, q, q)`, q < p | n ≥ 4, a ≥ 2 | solutions that write `X > L` for `X ≥ L` (truth X + 1, they give X) |
-//! | mix-up | `(w, u, v, u, w)`, w < u, v ≠ u | n ≥ 5, a ≥ 2 | seed 004's `l = right[..]; r = right[..]` (its `right[2][4]` is u instead of 0, so its `left[2][5]` is w + 1 instead of w) |
-//! | wrap 2^31 | `(q+1, p, q, q)`, q ≤ 2^31 − 1 < p < 2^32 | a ≥ 2^31 | solutions reading piles into `int32`: p wraps negative and X + 1 = 2^31 overflows, so `X ≥ L` turns into `X ≤ L` |
-//! | wrap 2^32 | `(q+1, p, q, q)`, q ≤ 2^32 − 1 < p, p − 2^32 < q | a ≥ 2^32 | the same with `uint32` (p wraps to a small number) |
-//! | equal pair | `(x, x)` | n ≥ 2 | solutions answering "n ≤ 2: first player wins" or inverting n = 2 |
-//! | stale single | again, after the pair | n ≥ 2 | as above |
-//! | unequal pair | `(x, y)`, x ≠ y | n ≥ 2, a ≥ 2 | solutions inverting n = 2 |
-//! | planted loss, near-miss, planted loss | as in `planted` | n ≥ 2 | anything that answers at random |
-//!
-//! Why each killer is one: the rows are small (n ≤ 5), so the wrong
-//! solution's tables can be followed by hand. They differ from the truth only
-//! where its bug bites (the last column), and that makes its `left[2][n]`
-//! differ from `a_1` (or, for the n ≤ 2 bugs, its shortcut is simply wrong),
-//! so it answers 1 where the truth is 0 or the other way round.
-//! `tests/it/judge_wrong_solutions.rs` re-implements each wrong solution on its
-//! own and shows that 50-case hack files (20 seeds) fail every one of them.
-//! The wrap kinds appear only when `max_a` reaches 2^31 (resp. 2^32): a
-//! 32-bit solution is right on every row whose piles fit its type. Killer
-//! rows target the two-ends game; with `--variant leftmost` they are still
-//! valid rows with correct expected answers. Needs max_n ≥ 2.
+//! A `hack` block holds the kinds of `HackKind::BLOCK` that the limits
+//! allow. The killer rows are small (n ≤ 5), so a wrong solution's tables
+//! can be followed by hand: they differ from the truth only where its bug
+//! bites, which flips its answer; `tests/it/judge_wrong_solutions.rs`
+//! re-implements each wrong solution and shows that hack files fail them.
 
 use std::io::{self, Write};
 use std::str::FromStr;
