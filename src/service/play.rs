@@ -537,13 +537,16 @@ impl Session {
         }
     }
 
-    fn over_event(&self, winner: pb::Seat, reason: pb::EndReason) -> pb::PlayEvent {
-        pb::PlayEvent {
-            event: Some(Event::Over(pb::GameOver {
-                winner: winner as i32,
-                reason: reason as i32,
-                plies: self.game.ply(),
-            })),
+    /// Ends the game: sends its GameOver (`winner` won, for `reason`).
+    async fn end(&self, tx: &Tx, winner: pb::Seat, reason: pb::EndReason) -> Outcome {
+        let over = Event::Over(pb::GameOver {
+            winner: winner as i32,
+            reason: reason as i32,
+            plies: self.game.ply(),
+        });
+        match tx.send(Ok(pb::PlayEvent { event: Some(over) })).await {
+            Ok(()) => Outcome::Over(reason),
+            Err(_) => Outcome::Abandoned,
         }
     }
 
@@ -569,8 +572,7 @@ impl Session {
         loop {
             if self.game.is_over() {
                 let winner = seat_at(self.game.ply() - 1);
-                send!(self.over_event(winner, pb::EndReason::NoMoves));
-                return Outcome::Over(pb::EndReason::NoMoves);
+                return self.end(tx, winner, pb::EndReason::NoMoves).await;
             }
             let mover = seat_at(self.game.ply());
             if !self.client_plays(mover) {
@@ -608,16 +610,13 @@ impl Session {
                 }
                 if closed {
                     // A client that half-closed resigns when it is to move.
-                    let winner = other(mover);
-                    send!(self.over_event(winner, pb::EndReason::Resigned));
-                    return Outcome::Over(pb::EndReason::Resigned);
+                    return self.end(tx, other(mover), pb::EndReason::Resigned).await;
                 }
                 let next = tokio::select! {
                     biased;
                     () = tx.closed() => return Outcome::Abandoned,
                     () = tokio::time::sleep_until(deadline) => {
-                        send!(self.over_event(other(mover), pb::EndReason::Timeout));
-                        return Outcome::Over(pb::EndReason::Timeout);
+                        return self.end(tx, other(mover), pb::EndReason::Timeout).await;
                     }
                     next = inbound.next() => next.transpose(),
                 };
@@ -646,7 +645,6 @@ impl Session {
             // The client reset the stream or the connection failed.
             Err(_) => return Handled::Over(Outcome::Abandoned),
         };
-        let send = |event: pb::PlayEvent| async move { tx.send(Ok(event)).await.is_ok() };
         match request.action {
             Some(Action::Move(submit)) => self.submitted(submit, tx).await,
             Some(Action::Resign(_)) => {
@@ -654,10 +652,7 @@ impl Session {
                     pb::Seat::First | pb::Seat::Second => self.seat,
                     _ => seat_at(self.game.ply()),
                 };
-                if !send(self.over_event(other(loser), pb::EndReason::Resigned)).await {
-                    return Handled::Over(Outcome::Abandoned);
-                }
-                Handled::Over(Outcome::Over(pb::EndReason::Resigned))
+                Handled::Over(self.end(tx, other(loser), pb::EndReason::Resigned).await)
             }
             Some(Action::Start(_)) | Some(Action::Resume(_)) => {
                 let _ = tx.send(Err(RequestError::SecondStart.into())).await;
@@ -766,11 +761,8 @@ impl Session {
                 let count = &mut self.illegal[usize::from(offender == pb::Seat::Second)];
                 *count += 1;
                 if *count > self.state.limits.play_max_illegal_moves.get() {
-                    let over = self.over_event(other(offender), pb::EndReason::TooManyIllegalMoves);
-                    if tx.send(Ok(over)).await.is_err() {
-                        return Handled::Over(Outcome::Abandoned);
-                    }
-                    return Handled::Over(Outcome::Over(pb::EndReason::TooManyIllegalMoves));
+                    let reason = pb::EndReason::TooManyIllegalMoves;
+                    return Handled::Over(self.end(tx, other(offender), reason).await);
                 }
                 Handled::Wait
             }
