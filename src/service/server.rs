@@ -246,7 +246,7 @@ pub async fn start(config: &Config) -> Result<RunningServer, ServeError> {
 /// (and `metrics on ADDR`) on stderr and serves until SIGTERM or SIGINT,
 /// then shuts down gracefully.
 pub async fn serve(config: &Config) -> Result<(), ServeError> {
-    let running = start_with_signal(config, shutdown_signal()).await?;
+    let mut running = start_with_signal(config, shutdown_signal()).await?;
     eprintln!("listening on {}", running.addr);
     tracing::info!(addr = %running.addr, "listening");
     match running.metrics_addr {
@@ -256,7 +256,6 @@ pub async fn serve(config: &Config) -> Result<(), ServeError> {
         }
         None => tracing::info!("no metrics listener (metrics.listen is unset)"),
     }
-    let mut running = running;
     match running.task.take() {
         Some(task) => task.await?,
         None => Ok(()),
@@ -301,26 +300,13 @@ async fn start_with_signal(
     config: &Config,
     signal: impl Future<Output = ()> + Send + 'static,
 ) -> Result<RunningServer, ServeError> {
-    let addr: SocketAddr = config
-        .listen
-        .parse()
-        .map_err(|source| ServeError::Address {
-            addr: config.listen.clone(),
-            source,
-        })?;
-    let bind_err = |source| ServeError::Bind {
-        addr: config.listen.clone(),
-        source,
-    };
-    let listener = TcpListener::bind(addr).await.map_err(bind_err)?;
-    let addr = listener.local_addr().map_err(bind_err)?;
-    let metrics_listener = bind_metrics(config.metrics.listen.as_deref()).await?;
-    let metrics_addr = match &metrics_listener {
-        Some(l) => Some(l.local_addr().map_err(|source| ServeError::MetricsBind {
-            addr: config.metrics.listen.clone().unwrap_or_default(),
-            source,
-        })?),
-        None => None,
+    let (listener, addr) = bind(&config.listen, false).await?;
+    let (metrics_listener, metrics_addr) = match config.metrics.listen.as_deref() {
+        Some(listen) => {
+            let (listener, addr) = bind(listen, true).await?;
+            (Some(listener), Some(addr))
+        }
+        None => (None, None),
     };
 
     let state = Arc::new(State::new(config)?);
@@ -472,22 +458,27 @@ async fn start_with_signal(
     })
 }
 
-/// Binds the metrics listener of `listen`; `None` when it is unset.
-async fn bind_metrics(listen: Option<&str>) -> Result<Option<TcpListener>, ServeError> {
-    let Some(listen) = listen else {
-        return Ok(None);
+/// Binds `listen` (the gRPC or, `metrics`, the metrics listener): the
+/// listener and its address (with port 0, the port it got).
+async fn bind(listen: &str, metrics: bool) -> Result<(TcpListener, SocketAddr), ServeError> {
+    let addr = listen.to_string();
+    let parsed: SocketAddr = listen.parse().map_err(|source| match metrics {
+        false => ServeError::Address {
+            addr: addr.clone(),
+            source,
+        },
+        true => ServeError::MetricsAddress {
+            addr: addr.clone(),
+            source,
+        },
+    })?;
+    let bound = async {
+        let listener = TcpListener::bind(parsed).await?;
+        let local = listener.local_addr()?;
+        Ok((listener, local))
     };
-    let addr: SocketAddr = listen
-        .parse()
-        .map_err(|source| ServeError::MetricsAddress {
-            addr: listen.to_string(),
-            source,
-        })?;
-    TcpListener::bind(addr)
-        .await
-        .map(Some)
-        .map_err(|source| ServeError::MetricsBind {
-            addr: listen.to_string(),
-            source,
-        })
+    bound.await.map_err(|source| match metrics {
+        false => ServeError::Bind { addr, source },
+        true => ServeError::MetricsBind { addr, source },
+    })
 }
