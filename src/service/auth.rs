@@ -17,7 +17,7 @@
 //! logged and the old tokens stay.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::http;
@@ -29,7 +29,7 @@ use tonic::service::Interceptor;
 use super::clients::TokenDigest;
 use super::limits::CallInfo;
 use super::metrics::{AuthReason, Metrics, Reloaded};
-use super::reload;
+use super::reload::{self, Current};
 
 /// Why the tokens file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -132,7 +132,7 @@ impl Rejection {
 /// The accepted tokens (their digests), swapped when the file changes.
 #[derive(Debug)]
 pub struct Tokens {
-    digests: RwLock<Arc<Vec<[u8; 32]>>>,
+    digests: Arc<Current<Vec<[u8; 32]>>>,
 }
 
 impl Tokens {
@@ -142,26 +142,15 @@ impl Tokens {
         let value = authorization.ok_or(Rejection::Missing)?;
         let token = bearer(value).ok_or(Rejection::Malformed)?;
         let presented = digest(token);
-        let digests = match self.digests.read() {
-            Ok(d) => Arc::clone(&d),
-            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
-        };
         // Every digest is compared (no early exit).
         let mut found = subtle::Choice::from(0);
-        for d in digests.iter() {
+        for d in self.digests.get().iter() {
             found |= d.ct_eq(&presented);
         }
         if bool::from(found) {
             Ok(TokenDigest(presented))
         } else {
             Err(Rejection::Unknown)
-        }
-    }
-
-    fn set(&self, digests: Vec<[u8; 32]>) {
-        match self.digests.write() {
-            Ok(mut d) => *d = Arc::new(digests),
-            Err(poisoned) => *poisoned.into_inner() = Arc::new(digests),
         }
     }
 }
@@ -197,26 +186,20 @@ pub fn load(
         path: path.clone(),
         source,
     })?;
-    let tokens = Arc::new(Tokens {
-        digests: RwLock::new(Arc::new(digests(&path, &bytes)?)),
-    });
-    let target = Arc::clone(&tokens);
+    let current = Arc::new(Current::new(digests(&path, &bytes)?));
     let watched = path.clone();
-    let watcher = reload::watch(
+    let _watcher = reload::watch(
         Reloaded::Auth,
         vec![path],
         reload_interval,
         vec![bytes],
         Arc::clone(metrics),
-        move |contents| {
-            let d = digests(&watched, &contents[0]).map_err(|e| e.to_string())?;
-            target.set(d);
-            Ok(())
-        },
+        Arc::clone(&current),
+        move |contents| digests(&watched, &contents[0]),
     );
     Ok(Auth {
-        tokens,
-        _watcher: AbortOnDropHandle::new(watcher),
+        tokens: Arc::new(Tokens { digests: current }),
+        _watcher,
     })
 }
 
@@ -281,7 +264,7 @@ mod tests {
     #[test]
     fn bearer_values() {
         let tokens = Tokens {
-            digests: RwLock::new(Arc::new(vec![digest(b"s3cret")])),
+            digests: Arc::new(Current::new(vec![digest(b"s3cret")])),
         };
         assert_eq!(tokens.check(None), Err(Rejection::Missing));
         assert_eq!(tokens.check(Some(b"s3cret")), Err(Rejection::Malformed));

@@ -9,11 +9,12 @@
 //! symlink swap of the whole directory) and an editor's rename alike, on
 //! every platform, without another dependency; the files are small.
 
+use std::fmt::Display;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use tokio::task::JoinHandle;
+use tokio_util::task::AbortOnDropHandle;
 
 use super::metrics::{Metrics, Reloaded};
 
@@ -28,22 +29,48 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Contents, (PathBuf, std::io::Error)
         .collect()
 }
 
-/// Polls `paths` every `every` and calls `apply` with their contents when
-/// they differ from `initial` (and from the last contents seen). `apply`
-/// returns an error message to keep the old state. `what` names the files
-/// in logs and in `stonegame_reloads_total`. The task runs until aborted.
-pub fn watch<F>(
+/// What the files currently give: readers take it, the re-reading task
+/// swaps it.
+#[derive(Debug)]
+pub struct Current<T>(RwLock<Arc<T>>);
+
+impl<T> Current<T> {
+    /// Holding `value` until the files change.
+    pub fn new(value: impl Into<Arc<T>>) -> Current<T> {
+        Current(RwLock::new(value.into()))
+    }
+
+    /// The value now (a poisoned lock still holds a whole value: a swap is
+    /// one store).
+    pub fn get(&self) -> Arc<T> {
+        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn set(&self, value: impl Into<Arc<T>>) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = value.into();
+    }
+}
+
+/// Polls `paths` every `every` and, when their contents differ from
+/// `initial` (and from the last contents seen), stores what `build` makes
+/// of them in `target`; a `build` error keeps the old value. `what` names
+/// the files in logs and in `stonegame_reloads_total`. The task runs until
+/// the handle is dropped.
+pub fn watch<T, E, F>(
     what: Reloaded,
     paths: Vec<PathBuf>,
     every: Duration,
     initial: Contents,
     metrics: Arc<Metrics>,
-    apply: F,
-) -> JoinHandle<()>
+    target: Arc<Current<T>>,
+    build: F,
+) -> AbortOnDropHandle<()>
 where
-    F: Fn(&Contents) -> Result<(), String> + Send + 'static,
+    T: Send + Sync + 'static,
+    E: Display,
+    F: Fn(&Contents) -> Result<T, E> + Send + 'static,
 {
-    tokio::spawn(async move {
+    AbortOnDropHandle::new(tokio::spawn(async move {
         let mut seen = initial;
         let mut last_read_error: Option<String> = None;
         let mut interval = tokio::time::interval(every);
@@ -77,8 +104,9 @@ where
             if contents == seen {
                 continue;
             }
-            match apply(&contents) {
-                Ok(()) => {
+            match build(&contents) {
+                Ok(value) => {
+                    target.set(value);
                     tracing::info!(what = what.label(), "changed files re-read and applied");
                     metrics.reloaded(what, true);
                 }
@@ -89,5 +117,5 @@ where
             }
             seen = contents;
         }
-    })
+    }))
 }

@@ -20,7 +20,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::Stream;
@@ -41,7 +41,7 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use super::config::TlsConfig;
 use super::metrics::{Metrics, Reloaded};
-use super::reload::{self, Contents};
+use super::reload::{self, Contents, Current};
 use super::transport::Peer;
 
 /// How long a client may take to finish its TLS handshake.
@@ -134,7 +134,7 @@ impl Files {
     }
 
     /// The server configuration of `contents` (read from [`Files::paths`]).
-    fn build(&self, contents: &Contents) -> Result<Arc<ServerConfig>, TlsError> {
+    fn build(&self, contents: &Contents) -> Result<ServerConfig, TlsError> {
         let chain = certificates("tls.cert_file", &self.cert, &contents[0])?;
         check_validity("tls.cert_file", &self.cert, &chain[0])?;
         let key = PrivateKeyDer::from_pem_slice(&contents[1]).map_err(|e| TlsError::Pem {
@@ -186,7 +186,7 @@ impl Files {
         // which the server prefers. HTTP/1.1 for gRPC-Web, JSON and the page
         // (docs/web.md) from clients that offer only that.
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        Ok(Arc::new(config))
+        Ok(config)
     }
 }
 
@@ -244,28 +244,9 @@ fn check_validity(
     Ok(())
 }
 
-/// The server's current TLS configuration, swapped when the files change.
-#[derive(Debug)]
-pub struct Certificates {
-    current: RwLock<Arc<ServerConfig>>,
-}
-
-impl Certificates {
-    /// The configuration new handshakes use.
-    pub fn current(&self) -> Arc<ServerConfig> {
-        match self.current.read() {
-            Ok(c) => Arc::clone(&c),
-            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
-        }
-    }
-
-    fn set(&self, config: Arc<ServerConfig>) {
-        match self.current.write() {
-            Ok(mut c) => *c = config,
-            Err(poisoned) => *poisoned.into_inner() = config,
-        }
-    }
-}
+/// The server's current TLS configuration (the one new handshakes use),
+/// swapped when the files change.
+pub type Certificates = Current<ServerConfig>;
 
 /// The TLS side of a server: the certificates and the task re-reading
 /// them (aborted when this is dropped).
@@ -284,25 +265,19 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Option<Tls>, T
         return Ok(None);
     };
     let contents = files.read()?;
-    let certificates = Arc::new(Certificates {
-        current: RwLock::new(files.build(&contents)?),
-    });
-    let target = Arc::clone(&certificates);
-    let watcher = reload::watch(
+    let certificates = Arc::new(Current::new(files.build(&contents)?));
+    let _watcher = reload::watch(
         Reloaded::Tls,
         files.paths(),
         config.reload_interval,
         contents,
         Arc::clone(metrics),
-        move |contents| {
-            let config = files.build(contents).map_err(|e| e.to_string())?;
-            target.set(config);
-            Ok(())
-        },
+        Arc::clone(&certificates),
+        move |contents| files.build(contents),
     );
     Ok(Some(Tls {
         certificates,
-        _watcher: AbortOnDropHandle::new(watcher),
+        _watcher,
     }))
 }
 
@@ -347,7 +322,7 @@ pub fn incoming(
             };
             let _ = tcp.set_nodelay(true);
             let peer = tcp.peer_addr().ok();
-            let acceptor = TlsAcceptor::from(certificates.current());
+            let acceptor = TlsAcceptor::from(certificates.get());
             let tx = tx.clone();
             let metrics = Arc::clone(&metrics);
             let failures = Arc::clone(&failures);
