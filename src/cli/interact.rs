@@ -131,24 +131,22 @@ fn report(args: &InteractArgs, outcome: &Outcome) -> ExitCode {
 /// Reads INPUT, starts the program and runs the judge; a judge failure as
 /// its `FAIL` outcome.
 pub fn interact(args: &InteractArgs) -> Outcome {
-    let fail = |message: String| Outcome {
+    judged(args).unwrap_or_else(|message| Outcome {
         verdict: Verdict::JudgeFailure,
         message,
-    };
+    })
+}
+
+/// [`interact`], a judge failure as its message.
+fn judged(args: &InteractArgs) -> Result<Outcome, String> {
     let wired = args.program.is_empty();
     if wired && args.input.as_os_str() == "-" {
-        return fail(
+        return Err(
             "INPUT cannot be standard input without a PROGRAM (it is the program's output)".into(),
         );
     }
-    let games = match read_games(&args.input) {
-        Ok(games) => games,
-        Err(msg) => return fail(msg),
-    };
-    let transcript = match Transcript::create(args.transcript.as_deref()) {
-        Ok(t) => t,
-        Err(e) => return fail(e.to_string()),
-    };
+    let games = read_games(&args.input)?;
+    let transcript = Transcript::create(args.transcript.as_deref()).map_err(|e| e.to_string())?;
     let program = if wired {
         Program {
             input: Box::new(io::stdout()),
@@ -161,18 +159,14 @@ pub fn interact(args: &InteractArgs) -> Outcome {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        match cmd.spawn() {
-            Ok(mut c) => Program {
-                input: Box::new(c.stdin.take().expect("piped")),
-                output: Box::new(c.stdout.take().expect("piped")),
-                child: Some(c),
-            },
-            Err(e) => {
-                return fail(format!(
-                    "cannot run {}: {e}",
-                    Path::new(&args.program[0]).display()
-                ));
-            }
+        let mut c = cmd.spawn().map_err(|e| {
+            let program = Path::new(&args.program[0]);
+            format!("cannot run {}: {e}", program.display())
+        })?;
+        Program {
+            input: Box::new(c.stdin.take().expect("piped")),
+            output: Box::new(c.stdout.take().expect("piped")),
+            child: Some(c),
         }
     };
     let settings = Settings {
@@ -181,7 +175,7 @@ pub fn interact(args: &InteractArgs) -> Outcome {
         seed: args.seed,
         move_timeout: Duration::from_millis(args.move_timeout_ms),
     };
-    judge::interact(&games, &settings, program, transcript).unwrap_or_else(|e| fail(e.to_string()))
+    judge::interact(&games, &settings, program, transcript).map_err(|e| e.to_string())
 }
 
 /// The games of INPUT, or the `FAIL` message.

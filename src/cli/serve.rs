@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use crate::service::config::{Config, Overrides};
 use crate::service::{alloc, serve, telemetry};
 
-use super::fail;
+use super::{CliResult, exit};
 
 /// Arguments of `stonegame serve`.
 #[derive(Debug, clap::Args)]
@@ -36,24 +36,23 @@ pub struct ServeArgs {
 
 /// Runs the command.
 pub fn run(args: ServeArgs) -> ExitCode {
+    exit(run_serve(args))
+}
+
+fn run_serve(args: ServeArgs) -> CliResult {
     let overrides = Overrides {
         listen: args.listen,
         metrics_listen: args.metrics_listen,
     };
-    let config = match Config::load(args.config.as_deref(), None, &overrides) {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
+    let config = Config::load(args.config.as_deref(), None, &overrides)?;
     if args.print_config {
         for warning in &config.warnings {
             eprintln!("warning: {warning}");
         }
         println!("{config:#?}");
-        return ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
-    if let Err(e) = telemetry::init(&config.log) {
-        return fail(format!("invalid configuration: {e}"));
-    }
+    telemetry::init(&config.log).map_err(|e| format!("invalid configuration: {e}"))?;
     for warning in &config.warnings {
         tracing::warn!("{warning}");
     }
@@ -62,12 +61,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
     if config.io_threads > 0 {
         builder.worker_threads(config.io_threads);
     }
-    let runtime = match builder.enable_all().thread_name("stonegame-io").build() {
-        Ok(r) => r,
-        Err(e) => return fail(format!("cannot start the async runtime: {e}")),
-    };
-    match runtime.block_on(serve(&config)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(e),
-    }
+    let runtime = builder.enable_all().thread_name("stonegame-io").build();
+    let runtime = runtime.map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(serve(&config))?;
+    Ok(ExitCode::SUCCESS)
 }
