@@ -1,18 +1,12 @@
-//! What every RPC shares ([`State`]): the limits in force, the CPU pool, the
-//! server-wide budgets and their admission ([`State::admit_work`]), the
-//! concurrency limit and its admission ([`State::admit_rpc`]), the counters
-//! (and their scrape, [`State::encode_metrics`]) and the server's
-//! cancellation token, whose children the RPCs work under; and
-//! the CPU executor that runs solving off the async threads
-//! ([`State::run_cpu`], [`State::run_cpu_sized`]); and [`Admitted`], the
-//! solver through which Check and Generate pass the same admission and
-//! cancellation.
+//! What every RPC shares ([`State`]): the limits in force, the CPU pool
+//! and its executor ([`State::run_cpu`]), the budgets and the concurrency
+//! limit with their admission ([`State::admit_work`], [`State::admit_rpc`]),
+//! the counters, the server's cancellation token, the Play sessions' shared
+//! parts ([`PlayShared`]) and [`Admitted`], the solver through which Check
+//! and Generate pass the same admission and cancellation.
 //!
-//! The handlers depend on this module, the transport ([`super::server`])
-//! builds it; it depends only on [`super::metrics`], [`super::limits`], the
-//! configuration, the core (and the judge's [`SolveBatch`] hook) and the
-//! Play sessions' shared parts ([`PlayShared`]: the token key and the row
-//! cache).
+//! The transport ([`super::server`]) builds it and the handlers use it; it
+//! depends only on the metrics, the limits, the configuration and the core.
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;

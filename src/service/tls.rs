@@ -12,11 +12,8 @@
 //! `stonegame_tls_handshake_failures_total{reason}` and closes that
 //! connection only.
 //!
-//! Every file is checked when it is loaded, at start-up (an error names
-//! the file and stops the server) and at each reload (an error is logged
-//! and the old certificates stay): it must be readable and hold PEM
-//! certificates (a key), the key must match the certificate, and the
-//! certificate must be within its validity period.
+//! The files are checked ([`TlsError`]) at start-up (an error stops the
+//! server) and at each reload (an error keeps the old certificates).
 
 use std::io;
 use std::path::{Path, PathBuf};
