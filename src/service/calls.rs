@@ -1,4 +1,4 @@
-//! The tower layer in front of the `StoneGame` RPCs ([`CallLayer`], added
+//! The tower layer in front of the `StoneGame` RPCs ([`layer`], added
 //! with tonic's `LayerExt::named_layer`; health and reflection pass beside
 //! it, uncounted). For each call it
 //!
@@ -35,32 +35,17 @@ fn status_in(headers: &http::HeaderMap) -> Option<Code> {
         .map(|v| Code::from_bytes(v.as_bytes()))
 }
 
-/// The layer: add it with tonic's `LayerExt::named_layer`, so the service
-/// it makes answers to the inner one's name in the router.
-#[derive(Debug, Clone)]
-pub struct CallLayer {
-    metrics: Arc<Metrics>,
+/// The layer making [`CountRpcs`]: add it with tonic's
+/// `LayerExt::named_layer`, so the service it makes answers to the inner
+/// one's name in the router.
+pub fn layer<S>(metrics: Arc<Metrics>) -> impl Layer<S, Service = CountRpcs<S>> + Clone {
+    tower::layer::layer_fn(move |inner| CountRpcs {
+        inner,
+        metrics: Arc::clone(&metrics),
+    })
 }
 
-impl CallLayer {
-    /// Counts the calls in `metrics`.
-    pub fn new(metrics: Arc<Metrics>) -> CallLayer {
-        CallLayer { metrics }
-    }
-}
-
-impl<S> Layer<S> for CallLayer {
-    type Service = CountRpcs<S>;
-
-    fn layer(&self, inner: S) -> CountRpcs<S> {
-        CountRpcs {
-            inner,
-            metrics: Arc::clone(&self.metrics),
-        }
-    }
-}
-
-/// The service [`CallLayer`] makes.
+/// Counts and times each call, and hands it its deadline.
 #[derive(Debug, Clone)]
 pub struct CountRpcs<S> {
     inner: S,

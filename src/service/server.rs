@@ -11,7 +11,7 @@
 //! Beside the gRPC listener, an HTTP listener serves the Prometheus metrics
 //! (`metrics.listen`, [`super::metrics`]) until the server stops; the
 //! StoneGame RPCs pass a bearer-token interceptor ([`super::auth`]) and the
-//! call layer ([`CallLayer`]: deadlines, counting), the connections are
+//! call layer ([`calls::layer`]: deadlines, counting), the connections are
 //! counted by the transport's guard ([`transport::Incoming`]). With `max_connection_age` set, tonic
 //! closes each connection gracefully (GOAWAY) once it is that old, and cuts
 //! it `max_connection_age_grace` later if RPCs still run on it.
@@ -36,7 +36,6 @@ use tonic_health::ServingStatus;
 use crate::wire::MAX_FRAME_SIZE;
 
 use super::auth::{self, Authenticate};
-use super::calls::CallLayer;
 use super::config::Config;
 use super::metrics::Metrics;
 use super::metrics::listener::{Render, serve_http};
@@ -44,7 +43,7 @@ use super::pb;
 use super::pb::stone_game_server::{StoneGame, StoneGameServer};
 use super::state::{BoxStream, State};
 use super::tls::{self, Conn};
-use super::{check, generate, play, solve, suggest, tables, transport, web};
+use super::{calls, check, generate, play, solve, suggest, tables, transport, web};
 
 /// Accepted connections, plaintext or after their TLS handshake.
 type AcceptedConns =
@@ -373,7 +372,7 @@ async fn start_with_signal(
     // Health checks and reflection are not counted: only StoneGame's RPCs
     // (those refused for their token too, as UNAUTHENTICATED). The layer
     // also reads each call's deadline once, for the handlers.
-    let service = CallLayer::new(Arc::clone(&state.metrics)).named_layer(service);
+    let service = calls::layer(Arc::clone(&state.metrics)).named_layer(service);
     // The flow-control windows stay at hyper's defaults (1 MiB per stream
     // and per connection): a Solve stream never holds more than
     // `max_batches_in_flight_per_stream` batches anyway, and larger windows

@@ -55,14 +55,14 @@ async fn rpcs_count_once_when_they_end() {
         wait: true,
     };
     // Dropped unfinished: past its deadline, or not.
-    let call = CallLayer::new(Arc::clone(&m))
+    let call = layer(Arc::clone(&m))
         .layer(never.clone())
         .call(request("Check", Some("1m")));
     tokio::time::sleep(Duration::from_millis(5)).await;
     drop(call);
     assert!(count(&m, "Check", "DEADLINE_EXCEEDED"));
     drop(
-        CallLayer::new(Arc::clone(&m))
+        layer(Arc::clone(&m))
             .layer(never)
             .call(request("Check", Some("1H"))),
     );
@@ -73,7 +73,7 @@ async fn rpcs_count_once_when_they_end() {
         respond: || Status::resource_exhausted("no").into_http(),
         wait: false,
     };
-    let response = CallLayer::new(Arc::clone(&m))
+    let response = layer(Arc::clone(&m))
         .layer(refused)
         .call(request("SuggestMove", None))
         .await
@@ -94,7 +94,7 @@ async fn rpcs_count_once_when_they_end() {
         },
         wait: false,
     };
-    let mut body = CallLayer::new(Arc::clone(&m))
+    let mut body = layer(Arc::clone(&m))
         .layer(streamed)
         .call(request("Generate", None))
         .await
@@ -126,13 +126,13 @@ async fn dropped_calls_count_once_with_their_cause() {
         wait: true,
     };
     drop(
-        CallLayer::new(Arc::clone(&m))
+        layer(Arc::clone(&m))
             .layer(never.clone())
             .call(request("Solve", Some("3m"))),
     );
     assert!(count(&m, "Solve", "DEADLINE_EXCEEDED"));
     drop(
-        CallLayer::new(Arc::clone(&m))
+        layer(Arc::clone(&m))
             .layer(never)
             .call(request("Solve", Some("200m"))),
     );
@@ -146,7 +146,7 @@ async fn dropped_calls_count_once_with_their_cause() {
         },
         wait: false,
     };
-    let mut body = CallLayer::new(Arc::clone(&m))
+    let mut body = layer(Arc::clone(&m))
         .layer(endless)
         .call(request("GetTables", Some("1H")))
         .await
