@@ -13,23 +13,22 @@ use tonic::body::Body;
 
 /// Answers a request here (`Some`), or lets it go on (`None`), possibly
 /// after marking it (an extension).
-pub trait Answerer: Clone + Send + 'static {
-    /// The answer to `request`, if it is answered here.
-    fn answer(&self, request: &mut http::Request<Body>) -> Option<http::Response<Body>>;
+pub trait Answerer:
+    Fn(&mut http::Request<Body>) -> Option<http::Response<Body>> + Clone + Send + 'static
+{
+}
+
+impl<F> Answerer for F where
+    F: Fn(&mut http::Request<Body>) -> Option<http::Response<Body>> + Clone + Send + 'static
+{
 }
 
 /// The layer of an [`Answerer`].
-#[derive(Debug, Clone)]
-pub struct AnswerLayer<A>(pub A);
-
-impl<S, A: Clone> tower::Layer<S> for AnswerLayer<A> {
-    type Service = Answer<S, A>;
-    fn layer(&self, inner: S) -> Answer<S, A> {
-        Answer {
-            inner,
-            answerer: self.0.clone(),
-        }
-    }
+pub fn layer<S, A: Answerer>(answerer: A) -> impl tower::Layer<S, Service = Answer<S, A>> + Clone {
+    tower::layer::layer_fn(move |inner| Answer {
+        inner,
+        answerer: answerer.clone(),
+    })
 }
 
 /// The service of an [`Answerer`] in front of `S`.
@@ -54,7 +53,7 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<Body>) -> Self::Future {
-        match self.answerer.answer(&mut request) {
+        match (self.answerer)(&mut request) {
             Some(response) => Box::pin(async move { Ok(response) }),
             None => Box::pin(self.inner.call(request)),
         }

@@ -10,7 +10,7 @@
 //!    built into the binary, unless `web.page = false`;
 //! 3. the Connect protocol's unary JSON form ([`connect`]), turned into a
 //!    gRPC call of the same method and back;
-//! 4. [`protocol::WebProtocols`]: which protocol the call came in
+//! 4. [`protocol::layer`]: which protocol the call came in
 //!    ([`Protocol`], the `protocol` label of the RPC metrics), and a clear
 //!    UNIMPLEMENTED for streams gRPC-Web cannot carry;
 //! 5. gRPC-Web ([`tonic_web`]), translated to gRPC;

@@ -10,7 +10,7 @@ use hyper::http::header::{self, HeaderValue};
 use hyper::http::{Method, StatusCode};
 use tonic::body::Body;
 
-use super::answer::{AnswerLayer, Answerer};
+use super::answer::{Answer, Answerer};
 
 /// The policy sent with the page: its own script, style and origin only,
 /// no inline code, no framing.
@@ -144,19 +144,11 @@ fn plain(status: StatusCode, text: &'static str) -> http::Response<Body> {
     response
 }
 
-/// The page, as an [`Answerer`] in front of the services.
-#[derive(Debug, Clone, Copy)]
-pub struct Page;
-
 /// The layer serving the page; `None` (`web.page = false`): no layer.
-pub fn layer(enabled: bool) -> Option<AnswerLayer<Page>> {
-    enabled.then_some(AnswerLayer(Page))
-}
-
-impl Answerer for Page {
-    fn answer(&self, request: &mut http::Request<Body>) -> Option<http::Response<Body>> {
-        answer(request)
-    }
+pub fn layer<S>(
+    enabled: bool,
+) -> Option<impl tower::Layer<S, Service = Answer<S, impl Answerer>> + Clone> {
+    enabled.then(|| super::answer::layer(|request: &mut http::Request<Body>| answer(request)))
 }
 
 #[cfg(test)]

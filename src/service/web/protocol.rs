@@ -12,7 +12,7 @@ use hyper::http::header::CONTENT_TYPE;
 use tonic::body::Body;
 use tonic::{Code, Status};
 
-use super::answer::{AnswerLayer, Answerer};
+use super::answer::{Answer, Answerer};
 use crate::service::metrics::{Metrics, Rpc};
 
 /// The protocol of a call.
@@ -77,20 +77,12 @@ fn web_refusal(rpc: Rpc) -> Option<&'static str> {
     }
 }
 
-/// Marks each request with its [`Protocol`] and refuses the streams
-/// gRPC-Web cannot carry (counted in `metrics`).
-#[derive(Debug, Clone)]
-pub struct WebProtocols {
+/// The layer marking each request with its [`Protocol`] and refusing the
+/// streams gRPC-Web cannot carry (counted in `metrics`).
+pub fn layer<S>(
     metrics: Arc<Metrics>,
-}
-
-/// The layer of [`WebProtocols`].
-pub fn layer(metrics: Arc<Metrics>) -> AnswerLayer<WebProtocols> {
-    AnswerLayer(WebProtocols { metrics })
-}
-
-impl Answerer for WebProtocols {
-    fn answer(&self, request: &mut http::Request<Body>) -> Option<http::Response<Body>> {
+) -> impl tower::Layer<S, Service = Answer<S, impl Answerer>> + Clone {
+    super::answer::layer(move |request: &mut http::Request<Body>| {
         let protocol = Protocol::of(request);
         request.extensions_mut().insert(protocol);
         let path = request.uri().path();
@@ -99,8 +91,7 @@ impl Answerer for WebProtocols {
         }
         let rpc = Rpc::of_path(path);
         let why = web_refusal(rpc)?;
-        self.metrics
-            .rpc_ended(rpc, Code::Unimplemented, protocol, Duration::ZERO);
+        metrics.rpc_ended(rpc, Code::Unimplemented, protocol, Duration::ZERO);
         let mut response = Status::unimplemented(why).into_http::<Body>();
         if let Some(content_type) = request.headers().get(CONTENT_TYPE) {
             response
@@ -108,5 +99,5 @@ impl Answerer for WebProtocols {
                 .insert(CONTENT_TYPE, content_type.clone());
         }
         Some(response)
-    }
+    })
 }
