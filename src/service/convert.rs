@@ -31,7 +31,7 @@ fn strength(strength: Option<f64>) -> Result<f64, RequestError> {
 }
 
 /// `value` capped at `max`, 0 meaning `max`.
-fn at_most(value: u32, max: u32) -> u32 {
+pub(super) fn at_most(value: u32, max: u32) -> u32 {
     if value == 0 { max } else { value.min(max) }
 }
 

@@ -34,7 +34,7 @@ use crate::core::{Side, ValidRow, Variant};
 use crate::wire::convert::side_from_wire;
 
 use super::clients::ClientKey;
-use super::convert::{PlayStart, play_row};
+use super::convert::{PlayStart, at_most, play_row};
 use super::limits::{GuardedStream, Reservation, cells_of, deadline};
 use super::metrics::{GameStart, Mover, PlayEnd, PlayReject, Refusal};
 use super::pb;
@@ -401,10 +401,7 @@ impl Session {
                     strength: game.strength,
                     seed: game.seed,
                     // This server's limit bounds it as a start's would be.
-                    move_timeout_ms: match game.move_timeout_ms {
-                        0 => limits.play_move_timeout_ms(),
-                        ms => ms.min(limits.play_move_timeout_ms()),
-                    },
+                    move_timeout_ms: at_most(game.move_timeout_ms, limits.play_move_timeout_ms()),
                     analysis: game.analysis,
                 };
                 (start, Some(game), GameStart::Resume)
@@ -687,7 +684,7 @@ impl Session {
                         "ply {}: move {shown} rejected: that ply is not the client's to play \
                          (the game is at ply {ply}, {} to move)",
                         submit.ply,
-                        seat_name(mover)
+                        mover.as_str_name().trim_start_matches("SEAT_")
                     ),
                 ));
             }
@@ -767,16 +764,6 @@ impl Session {
                 Handled::Wait
             }
         }
-    }
-}
-
-fn seat_name(seat: pb::Seat) -> &'static str {
-    match seat {
-        pb::Seat::First => "FIRST",
-        pb::Seat::Second => "SECOND",
-        pb::Seat::Both => "BOTH",
-        pb::Seat::None => "NONE",
-        pb::Seat::Unspecified => "UNSPECIFIED",
     }
 }
 
