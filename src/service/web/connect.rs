@@ -29,7 +29,7 @@ use tonic::body::Body;
 use tonic::{Code, Status};
 
 use super::Protocol;
-use crate::service::pb;
+use crate::service::{metrics, pb};
 
 /// The service whose methods are served as Connect JSON.
 const SERVICE_PATH: &str = "/stonegame.v1.StoneGame/";
@@ -271,33 +271,19 @@ fn http_status(code: Code) -> StatusCode {
     }
 }
 
-/// The Connect name of a code (`invalid_argument`, …).
-fn code_name(code: Code) -> &'static str {
+/// The Connect name of a code: gRPC's in lower case (`invalid_argument`),
+/// but `canceled` spelt as Connect spells it.
+fn code_name(code: Code) -> String {
     match code {
-        Code::Ok => "ok",
-        Code::Cancelled => "canceled",
-        Code::Unknown => "unknown",
-        Code::InvalidArgument => "invalid_argument",
-        Code::DeadlineExceeded => "deadline_exceeded",
-        Code::NotFound => "not_found",
-        Code::AlreadyExists => "already_exists",
-        Code::PermissionDenied => "permission_denied",
-        Code::ResourceExhausted => "resource_exhausted",
-        Code::FailedPrecondition => "failed_precondition",
-        Code::Aborted => "aborted",
-        Code::OutOfRange => "out_of_range",
-        Code::Unimplemented => "unimplemented",
-        Code::Internal => "internal",
-        Code::Unavailable => "unavailable",
-        Code::DataLoss => "data_loss",
-        Code::Unauthenticated => "unauthenticated",
+        Code::Cancelled => "canceled".into(),
+        code => metrics::code_name(code).to_ascii_lowercase(),
     }
 }
 
 /// The error body of Connect.
 #[derive(Serialize)]
 struct ConnectError<'a> {
-    code: &'static str,
+    code: String,
     message: &'a str,
 }
 
