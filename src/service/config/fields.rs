@@ -67,33 +67,14 @@ const NOT_A_STRING: &str = "must be a string: quote it (token_key = \"…\" in T
 /// Play tokens must be the same text from a TOML file as from the
 /// environment.
 pub fn secret_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    struct Text;
-    impl serde::de::Visitor<'_> for Text {
-        type Value = Option<String>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a string")
-        }
-        fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
-            Ok((!v.is_empty()).then(|| v.to_owned()))
-        }
-        fn visit_bool<E: Error>(self, _: bool) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_i64<E: Error>(self, _: i64) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_u64<E: Error>(self, _: u64) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_i128<E: Error>(self, _: i128) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_u128<E: Error>(self, _: u128) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
-        fn visit_f64<E: Error>(self, _: f64) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_A_STRING))
-        }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Secret {
+        Text(String),
+        Other(serde::de::IgnoredAny),
     }
-    d.deserialize_any(Text)
+    match Secret::deserialize(d)? {
+        Secret::Text(text) => Ok((!text.is_empty()).then_some(text)),
+        Secret::Other(_) => Err(D::Error::custom(NOT_A_STRING)),
+    }
 }
