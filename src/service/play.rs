@@ -541,9 +541,9 @@ impl Session {
             reason: reason as i32,
             plies: self.game.ply(),
         });
-        match tx.send(Ok(pb::PlayEvent { event: Some(over) })).await {
+        match send(tx, pb::PlayEvent { event: Some(over) }).await {
             Ok(()) => Outcome::Over(reason),
-            Err(_) => Outcome::Abandoned,
+            Err(abandoned) => abandoned,
         }
     }
 
@@ -555,8 +555,8 @@ impl Session {
     {
         macro_rules! send {
             ($event:expr) => {
-                if tx.send(Ok($event)).await.is_err() {
-                    return Outcome::Abandoned;
+                if let Err(abandoned) = send(tx, $event).await {
+                    return abandoned;
                 }
             };
         }
@@ -643,12 +643,13 @@ impl Session {
             Err(_) => return Handled::Over(Outcome::Abandoned),
         };
         match request.action {
-            Some(Action::Move(submit)) => self.submitted(submit, tx).await,
+            Some(Action::Move(submit)) => self
+                .submitted(submit, tx)
+                .await
+                .unwrap_or_else(Handled::Over),
             Some(Action::Resign(_)) => {
-                let loser = match self.seat {
-                    pb::Seat::First | pb::Seat::Second => self.seat,
-                    _ => seat_at(self.game.ply()),
-                };
+                let mover = seat_at(self.game.ply());
+                let loser = self.offender(mover).unwrap_or(mover);
                 Handled::Over(self.end(tx, other(loser), pb::EndReason::Resigned).await)
             }
             Some(Action::Start(_)) | Some(Action::Resume(_)) => {
@@ -666,8 +667,9 @@ impl Session {
         }
     }
 
-    /// Checks and plays a client's move, or rejects it.
-    async fn submitted(&mut self, submit: pb::SubmitMove, tx: &Tx) -> Handled {
+    /// Checks and plays a client's move, or rejects it (`Err`: the game
+    /// is over, this is how).
+    async fn submitted(&mut self, submit: pb::SubmitMove, tx: &Tx) -> Result<Handled, Outcome> {
         let ply = self.game.ply();
         let mover = seat_at(ply);
         let wire = submit.r#move.unwrap_or_default();
@@ -727,14 +729,8 @@ impl Session {
             Ok(played) => {
                 self.sync_memory();
                 self.state.metrics.play_move(Mover::Client);
-                if tx
-                    .send(Ok(self.state_event(Some((mover, played)))))
-                    .await
-                    .is_err()
-                {
-                    return Handled::Over(Outcome::Abandoned);
-                }
-                Handled::Played
+                send(tx, self.state_event(Some((mover, played)))).await?;
+                Ok(Handled::Played)
             }
             Err((reason, message)) => {
                 self.state.metrics.play_rejected(reject_label(reason));
@@ -745,26 +741,35 @@ impl Session {
                         expected_ply: ply,
                     })),
                 };
-                if tx.send(Ok(rejected)).await.is_err() {
-                    return Handled::Over(Outcome::Abandoned);
-                }
-                // The offender: the client's seat; with BOTH, the side to
-                // move; with NONE nobody (the client has no seat to lose).
-                let offender = match self.seat {
-                    pb::Seat::First | pb::Seat::Second => self.seat,
-                    pb::Seat::Both => mover,
-                    _ => return Handled::Wait,
+                send(tx, rejected).await?;
+                let Some(offender) = self.offender(mover) else {
+                    return Ok(Handled::Wait);
                 };
                 let count = &mut self.illegal[usize::from(offender == pb::Seat::Second)];
                 *count += 1;
                 if *count > self.state.limits.play_max_illegal_moves.get() {
                     let reason = pb::EndReason::TooManyIllegalMoves;
-                    return Handled::Over(self.end(tx, other(offender), reason).await);
+                    return Err(self.end(tx, other(offender), reason).await);
                 }
-                Handled::Wait
+                Ok(Handled::Wait)
             }
         }
     }
+
+    /// Who answers for `mover`'s move: the client's seat; with BOTH,
+    /// `mover`; with NONE nobody (the client has no seat to lose).
+    fn offender(&self, mover: pb::Seat) -> Option<pb::Seat> {
+        match self.seat {
+            pb::Seat::First | pb::Seat::Second => Some(self.seat),
+            pb::Seat::Both => Some(mover),
+            _ => None,
+        }
+    }
+}
+
+/// Sends `event`, or gives [`Outcome::Abandoned`] if the client has gone.
+async fn send(tx: &Tx, event: pb::PlayEvent) -> Result<(), Outcome> {
+    tx.send(Ok(event)).await.map_err(|_| Outcome::Abandoned)
 }
 
 fn reject_label(reason: pb::RejectReason) -> PlayReject {
