@@ -26,6 +26,11 @@ use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+/// Piles-budget units (8 bytes each) of `bytes`.
+pub fn piles_of_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(8)
+}
+
 /// Cost in cell updates of solving one valid row.
 pub fn cells_of(n: usize, two_ends: bool) -> u64 {
     let n = n as u64;

@@ -35,7 +35,7 @@ use crate::wire::convert::side_from_wire;
 
 use super::clients::ClientKey;
 use super::convert::{PlayStart, at_most, play_row};
-use super::limits::{GuardedStream, Reservation, cells_of, deadline};
+use super::limits::{GuardedStream, Reservation, cells_of, deadline, piles_of_bytes};
 use super::metrics::{GameStart, Mover, PlayEnd, PlayReject, Refusal};
 use super::pb;
 use super::pb::play_event::Event;
@@ -173,11 +173,12 @@ fn step_messages(
 ) -> Result<(pb::PlayRequest, Option<pb::PlayRequest>, Mode), RequestError> {
     use pb::play_step_request::Step;
     use pb::turn::Action as TurnAction;
+    let message = |action| pb::PlayRequest {
+        action: Some(action),
+    };
     match request.step {
         Some(Step::Start(start)) => Ok((
-            pb::PlayRequest {
-                action: Some(Action::Start(start)),
-            },
+            message(Action::Start(start)),
             None,
             Mode::Step { announce: true },
         )),
@@ -194,12 +195,8 @@ fn step_messages(
                 piles_le_width: turn.piles_le_width,
             };
             Ok((
-                pb::PlayRequest {
-                    action: Some(Action::Resume(resume)),
-                },
-                Some(pb::PlayRequest {
-                    action: Some(action),
-                }),
+                message(Action::Resume(resume)),
+                Some(message(action)),
                 Mode::Step { announce: false },
             ))
         }
@@ -318,11 +315,6 @@ fn move_text(side: Side, take: u64) -> String {
         Side::Left => format!("L {take}"),
         Side::Right => format!("R {take}"),
     }
-}
-
-/// Piles-budget units (8 bytes each) of `bytes`.
-fn piles_of_bytes(bytes: u64) -> u64 {
-    bytes.div_ceil(8)
 }
 
 /// One game being played.
