@@ -62,21 +62,13 @@ pub enum OjErrorKind {
 /// An input error with its place: case number (1-based, if inside a case),
 /// pile (1-based, if about a pile), line and column.
 #[derive(Debug, thiserror::Error)]
+#[error("{}{position}: {kind}", .case.map(|c| format!("case {c}: ")).unwrap_or_default())]
 pub struct OjError {
     pub case: Option<u64>,
     pub pile: Option<usize>,
     pub position: Position,
     #[source]
     pub kind: OjErrorKind,
-}
-
-impl fmt::Display for OjError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(case) = self.case {
-            write!(f, "case {case}: ")?;
-        }
-        write!(f, "{}: {}", self.position, self.kind)
-    }
 }
 
 /// One case read from the input.

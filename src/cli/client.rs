@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
+use tonic_health::pb::health_check_response::ServingStatus;
 
 use super::server_arg::ServerArg;
 use crate::client::web::WebProtocol;
@@ -26,8 +27,7 @@ use crate::client::{
     ClientError, LoadReport, LoadRpc, LoadSpec, Notice, ReplicaStats, RetryPolicy, SelfPlayReport,
     SolveOptions, TableCodes, Target, loadtest_with, selfplay_with, solve_case,
 };
-use crate::core::Move;
-use crate::core::Variant;
+use crate::core::{Move, Variant};
 use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
 use crate::wire::pb;
@@ -230,11 +230,9 @@ async fn run_health(args: HealthArgs) -> ExitCode {
     let timeout = std::time::Duration::from_millis(args.timeout_ms.max(1));
     match tokio::time::timeout(timeout, ask).await {
         Ok(Ok(status)) => {
-            let name = tonic_health::pb::health_check_response::ServingStatus::try_from(status)
-                .map(|s| s.as_str_name())
-                .unwrap_or("UNKNOWN");
-            println!("{name}");
-            if status == tonic_health::pb::health_check_response::ServingStatus::Serving as i32 {
+            let status = ServingStatus::try_from(status);
+            println!("{}", status.map_or("UNKNOWN", |s| s.as_str_name()));
+            if status == Ok(ServingStatus::Serving) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -386,13 +384,9 @@ fn solve_remote(
         }
     }
     drop(tx);
-    match runtime.block_on(answers) {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(e),
-        Err(e) => {
-            return Err(ClientError::Protocol(format!("the answering task failed: {e}")).into());
-        }
-    }
+    runtime
+        .block_on(answers)
+        .map_err(|e| ClientError::Protocol(format!("the answering task failed: {e}")))??;
     failure.map_or(Ok(()), |e| Err(e.into()))
 }
 

@@ -16,7 +16,7 @@ use tonic::transport::Channel;
 use tonic::{Code, Status, Streaming};
 use tonic_health::pb::health_client::HealthClient;
 
-use super::connect::{AddToken, Transport, stonegame_client};
+use super::connect::{Transport, stonegame_client};
 use super::error::ClientError;
 use super::goaway::never_reached_server;
 use super::replicated::{self, SolveOptions, SolveRun};
@@ -93,14 +93,6 @@ pub struct Client {
 const CALL_ATTEMPTS: u32 = 3;
 
 impl Client {
-    /// A client over an existing channel (one server), sending `token`.
-    pub fn from_channel_with_token(channel: Channel, token: AddToken) -> Client {
-        let target = Target::Single("(channel)".into());
-        let replicas = Replicas::fixed("(channel)");
-        let channels = replicated::Channels::Single(channel.clone(), token);
-        Client::assemble(channel, target, replicas, channels)
-    }
-
     pub(super) fn assemble(
         channel: Channel,
         target: Target,

@@ -294,14 +294,10 @@ async fn coordinate(
         loop {
             let now = Instant::now().into_std();
             for (url, stream) in sched.start(now) {
-                let channel = match channel_cache.get(&url) {
-                    Some(c) => c.clone(),
-                    None => {
-                        let c = channels.channel(&url)?;
-                        channel_cache.insert(url.clone(), c.clone());
-                        c
-                    }
-                };
+                if !channel_cache.contains_key(&url) {
+                    channel_cache.insert(url.clone(), channels.channel(&url)?);
+                }
+                let channel = channel_cache[&url].clone();
                 let (tx, rx) = mpsc::channel(in_flight);
                 workers.insert(url.clone(), (stream, tx));
                 let token = channels.token().clone();
@@ -374,7 +370,9 @@ async fn coordinate(
                     }
                     Err(_) => follow_set = false,
                 },
-                () = sleep_until(wakeup), if wakeup.is_some() => {}
+                // Disabled (never polled) without a wakeup.
+                () = tokio::time::sleep_until(wakeup.unwrap_or_else(Instant::now)),
+                    if wakeup.is_some() => {}
             }
         }
     }
@@ -389,13 +387,6 @@ async fn coordinate(
 
 /// How long finished streams may take to end OK once every answer is in.
 const STREAMS_END_WAIT: Duration = Duration::from_secs(2);
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => futures::future::pending().await,
-    }
-}
 
 /// Applies a worker's event.
 fn handle(

@@ -107,7 +107,7 @@ struct Replica {
     failures: u32,
     /// The current stream's id (events of older streams are ignored).
     stream: u64,
-    removed: bool,
+    /// What it did; `stats.removed`: it left the resolved set.
     stats: ReplicaStats,
 }
 
@@ -238,7 +238,7 @@ impl<B, R> Scheduler<B, R> {
         !self.held.is_empty()
             && self.replicas.values().all(|r| {
                 matches!(r.state, State::Dead | State::Removed)
-                    || (r.removed && r.outstanding.is_empty())
+                    || (r.stats.removed && r.outstanding.is_empty())
             })
     }
 
@@ -259,13 +259,11 @@ impl<B, R> Scheduler<B, R> {
                 outstanding: VecDeque::new(),
                 failures: 0,
                 stream: 0,
-                removed: false,
                 stats: ReplicaStats {
                     replica: name.to_string(),
                     ..ReplicaStats::default()
                 },
             });
-        replica.removed = false;
         replica.stats.removed = false;
         if replica.state == State::Removed {
             replica.state = State::Idle;
@@ -276,7 +274,6 @@ impl<B, R> Scheduler<B, R> {
     /// its batches finishes them.
     pub fn remove_replica(&mut self, name: &str) {
         if let Some(r) = self.replicas.get_mut(name) {
-            r.removed = true;
             r.stats.removed = true;
             match r.state {
                 State::Open => r.state = State::Draining,
@@ -304,7 +301,7 @@ impl<B, R> Scheduler<B, R> {
                 State::Backoff(until) => until <= now,
                 _ => false,
             };
-            if due && !r.removed {
+            if due && !r.stats.removed {
                 self.streams += 1;
                 r.stream = self.streams;
                 r.state = State::Connecting;
@@ -319,7 +316,7 @@ impl<B, R> Scheduler<B, R> {
         self.replicas
             .values()
             .filter_map(|r| match r.state {
-                State::Backoff(until) if !r.removed => Some(until),
+                State::Backoff(until) if !r.stats.removed => Some(until),
                 _ => None,
             })
             .min()
@@ -334,7 +331,7 @@ impl<B, R> Scheduler<B, R> {
         if let Some(r) = self.replica(name, stream)
             && r.state == State::Connecting
         {
-            r.state = if r.removed {
+            r.state = if r.stats.removed {
                 State::Draining
             } else {
                 State::Open
@@ -425,7 +422,7 @@ impl<B, R> Scheduler<B, R> {
         if error.is_none() && r.state == State::Closing && r.outstanding.is_empty() {
             // Drained: try it later (it may come back at the same address);
             // opening a stream to a server that is gone counts as a failure.
-            r.state = if r.removed {
+            r.state = if r.stats.removed {
                 State::Removed
             } else {
                 State::Backoff(now + policy.max_backoff)
@@ -446,7 +443,7 @@ impl<B, R> Scheduler<B, R> {
             r.state = State::Dead;
             r.stats.given_up = true;
             None
-        } else if r.removed {
+        } else if r.stats.removed {
             r.state = State::Removed;
             None
         } else {

@@ -27,7 +27,9 @@ use crate::judge::check::{CheckReport, check_with};
 use crate::wire::convert::variant_from_wire;
 
 use super::clients::ClientKey;
-use super::limits::{AdmissionError, Budget, Cancellation, Reservation, retry_status};
+use super::limits::{
+    AdmissionError, Budget, Cancellation, Reservation, piles_of_bytes, retry_status,
+};
 use super::pb;
 use super::state::{Admitted, RpcPermit, State};
 use super::validate::RequestError;
@@ -132,17 +134,13 @@ impl Shared {
 impl Inner {
     /// Makes the memory reservation what the queues hold now.
     fn release_taken(&mut self) {
-        self.held.resize(units_of(self.queued[0] + self.queued[1]));
+        self.held
+            .resize(piles_of_bytes((self.queued[0] + self.queued[1]) as u64));
     }
 }
 
 /// Reserves memory-budget units (8 bytes each) for a Check's buffers.
 pub type ReserveMemory = Arc<dyn Fn(u64) -> Result<Reservation, AdmissionError> + Send + Sync>;
-
-/// Memory-budget units (8 bytes each) of `bytes`.
-fn units_of(bytes: usize) -> u64 {
-    (bytes as u64).div_ceil(8)
-}
 
 impl Drop for Shared {
     /// A check that buffered a lot gives the memory back to the kernel, so
@@ -238,7 +236,7 @@ impl Pipes {
                 // Beyond the window only while the checker waits, for this
                 // file or (so neither side deadlocks) the other one.
                 if inner.queued[i] < self.shared.window || inner.waiting_on.is_some() {
-                    let need = units_of(held + chunk.len());
+                    let need = piles_of_bytes((held + chunk.len()) as u64);
                     let more = need.saturating_sub(inner.held.amount());
                     let extra = (self.shared.reserve)(more).map_err(CheckError::Busy)?;
                     inner.held.absorb(extra);

@@ -26,6 +26,11 @@ use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+/// Piles-budget units (8 bytes each) of `bytes`.
+pub fn piles_of_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(8)
+}
+
 /// Cost in cell updates of solving one valid row.
 pub fn cells_of(n: usize, two_ends: bool) -> u64 {
     let n = n as u64;
@@ -210,33 +215,26 @@ impl Budget {
 
     /// Reserves `amount`, or says why not.
     pub fn try_reserve(self: &Arc<Self>, amount: u64) -> Result<Reservation, AdmissionError> {
-        let unit = self.unit;
         self.fits(amount)?;
-        let mut used = self.used.load(Ordering::Acquire);
-        loop {
-            if used.saturating_add(amount) > self.max {
+        let reserved = self
+            .used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(amount).filter(|&total| total <= self.max)
+            });
+        match reserved {
+            Ok(_) => Ok(Reservation {
+                budget: Arc::clone(self),
+                amount,
+            }),
+            Err(used) => {
                 let excess = used.saturating_add(amount) - self.max;
-                return Err(AdmissionError::Busy {
-                    unit,
+                Err(AdmissionError::Busy {
+                    unit: self.unit,
                     amount,
                     in_flight: used,
                     max: self.max,
                     retry_after_ms: (excess / self.per_ms).clamp(self.min_retry_ms, 60_000),
-                });
-            }
-            match self.used.compare_exchange_weak(
-                used,
-                used + amount,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => {
-                    return Ok(Reservation {
-                        budget: Arc::clone(self),
-                        amount,
-                    });
-                }
-                Err(now) => used = now,
+                })
             }
         }
     }

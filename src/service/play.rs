@@ -35,7 +35,7 @@ use crate::wire::convert::side_from_wire;
 
 use super::clients::ClientKey;
 use super::convert::{PlayStart, at_most, play_row};
-use super::limits::{GuardedStream, Reservation, cells_of, deadline};
+use super::limits::{GuardedStream, Reservation, cells_of, deadline, piles_of_bytes};
 use super::metrics::{GameStart, Mover, PlayEnd, PlayReject, Refusal};
 use super::pb;
 use super::pb::play_event::Event;
@@ -173,11 +173,12 @@ fn step_messages(
 ) -> Result<(pb::PlayRequest, Option<pb::PlayRequest>, Mode), RequestError> {
     use pb::play_step_request::Step;
     use pb::turn::Action as TurnAction;
+    let message = |action| pb::PlayRequest {
+        action: Some(action),
+    };
     match request.step {
         Some(Step::Start(start)) => Ok((
-            pb::PlayRequest {
-                action: Some(Action::Start(start)),
-            },
+            message(Action::Start(start)),
             None,
             Mode::Step { announce: true },
         )),
@@ -194,12 +195,8 @@ fn step_messages(
                 piles_le_width: turn.piles_le_width,
             };
             Ok((
-                pb::PlayRequest {
-                    action: Some(Action::Resume(resume)),
-                },
-                Some(pb::PlayRequest {
-                    action: Some(action),
-                }),
+                message(Action::Resume(resume)),
+                Some(message(action)),
                 Mode::Step { announce: false },
             ))
         }
@@ -318,11 +315,6 @@ fn move_text(side: Side, take: u64) -> String {
         Side::Left => format!("L {take}"),
         Side::Right => format!("R {take}"),
     }
-}
-
-/// Piles-budget units (8 bytes each) of `bytes`.
-fn piles_of_bytes(bytes: u64) -> u64 {
-    bytes.div_ceil(8)
 }
 
 /// One game being played.
@@ -541,9 +533,9 @@ impl Session {
             reason: reason as i32,
             plies: self.game.ply(),
         });
-        match tx.send(Ok(pb::PlayEvent { event: Some(over) })).await {
+        match send(tx, pb::PlayEvent { event: Some(over) }).await {
             Ok(()) => Outcome::Over(reason),
-            Err(_) => Outcome::Abandoned,
+            Err(abandoned) => abandoned,
         }
     }
 
@@ -555,8 +547,8 @@ impl Session {
     {
         macro_rules! send {
             ($event:expr) => {
-                if tx.send(Ok($event)).await.is_err() {
-                    return Outcome::Abandoned;
+                if let Err(abandoned) = send(tx, $event).await {
+                    return abandoned;
                 }
             };
         }
@@ -643,12 +635,13 @@ impl Session {
             Err(_) => return Handled::Over(Outcome::Abandoned),
         };
         match request.action {
-            Some(Action::Move(submit)) => self.submitted(submit, tx).await,
+            Some(Action::Move(submit)) => self
+                .submitted(submit, tx)
+                .await
+                .unwrap_or_else(Handled::Over),
             Some(Action::Resign(_)) => {
-                let loser = match self.seat {
-                    pb::Seat::First | pb::Seat::Second => self.seat,
-                    _ => seat_at(self.game.ply()),
-                };
+                let mover = seat_at(self.game.ply());
+                let loser = self.offender(mover).unwrap_or(mover);
                 Handled::Over(self.end(tx, other(loser), pb::EndReason::Resigned).await)
             }
             Some(Action::Start(_)) | Some(Action::Resume(_)) => {
@@ -666,8 +659,9 @@ impl Session {
         }
     }
 
-    /// Checks and plays a client's move, or rejects it.
-    async fn submitted(&mut self, submit: pb::SubmitMove, tx: &Tx) -> Handled {
+    /// Checks and plays a client's move, or rejects it (`Err`: the game
+    /// is over, this is how).
+    async fn submitted(&mut self, submit: pb::SubmitMove, tx: &Tx) -> Result<Handled, Outcome> {
         let ply = self.game.ply();
         let mover = seat_at(ply);
         let wire = submit.r#move.unwrap_or_default();
@@ -727,14 +721,8 @@ impl Session {
             Ok(played) => {
                 self.sync_memory();
                 self.state.metrics.play_move(Mover::Client);
-                if tx
-                    .send(Ok(self.state_event(Some((mover, played)))))
-                    .await
-                    .is_err()
-                {
-                    return Handled::Over(Outcome::Abandoned);
-                }
-                Handled::Played
+                send(tx, self.state_event(Some((mover, played)))).await?;
+                Ok(Handled::Played)
             }
             Err((reason, message)) => {
                 self.state.metrics.play_rejected(reject_label(reason));
@@ -745,26 +733,35 @@ impl Session {
                         expected_ply: ply,
                     })),
                 };
-                if tx.send(Ok(rejected)).await.is_err() {
-                    return Handled::Over(Outcome::Abandoned);
-                }
-                // The offender: the client's seat; with BOTH, the side to
-                // move; with NONE nobody (the client has no seat to lose).
-                let offender = match self.seat {
-                    pb::Seat::First | pb::Seat::Second => self.seat,
-                    pb::Seat::Both => mover,
-                    _ => return Handled::Wait,
+                send(tx, rejected).await?;
+                let Some(offender) = self.offender(mover) else {
+                    return Ok(Handled::Wait);
                 };
                 let count = &mut self.illegal[usize::from(offender == pb::Seat::Second)];
                 *count += 1;
                 if *count > self.state.limits.play_max_illegal_moves.get() {
                     let reason = pb::EndReason::TooManyIllegalMoves;
-                    return Handled::Over(self.end(tx, other(offender), reason).await);
+                    return Err(self.end(tx, other(offender), reason).await);
                 }
-                Handled::Wait
+                Ok(Handled::Wait)
             }
         }
     }
+
+    /// Who answers for `mover`'s move: the client's seat; with BOTH,
+    /// `mover`; with NONE nobody (the client has no seat to lose).
+    fn offender(&self, mover: pb::Seat) -> Option<pb::Seat> {
+        match self.seat {
+            pb::Seat::First | pb::Seat::Second => Some(self.seat),
+            pb::Seat::Both => Some(mover),
+            _ => None,
+        }
+    }
+}
+
+/// Sends `event`, or gives [`Outcome::Abandoned`] if the client has gone.
+async fn send(tx: &Tx, event: pb::PlayEvent) -> Result<(), Outcome> {
+    tx.send(Ok(event)).await.map_err(|_| Outcome::Abandoned)
 }
 
 fn reject_label(reason: pb::RejectReason) -> PlayReject {

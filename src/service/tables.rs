@@ -16,7 +16,7 @@ use crate::core::tables::Tables;
 
 use super::clients::ClientKey;
 use super::convert::TablesRequest;
-use super::limits::{cells_of, deadline};
+use super::limits::{cells_of, deadline, piles_of_bytes};
 use super::pb;
 use super::state::{BoxStream, State};
 
@@ -57,7 +57,7 @@ pub async fn get_tables(
                     let [cells, mut memory] = reservation;
                     drop((cells, tables));
                     let held: usize = chunks.iter().map(chunk_bytes).sum();
-                    memory.resize(held.div_ceil(8) as u64);
+                    memory.resize(piles_of_bytes(held as u64));
                     (chunks, memory)
                 })
         })
