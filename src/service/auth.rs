@@ -94,39 +94,18 @@ fn digests(path: &Path, bytes: &[u8]) -> Result<Vec<[u8; 32]>, AuthError> {
     Ok(tokens.iter().map(|t| digest(t.as_bytes())).collect())
 }
 
-/// Why a call is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rejection {
-    /// No `authorization` metadata.
-    Missing,
-    /// Not `Bearer TOKEN`.
-    Malformed,
-    /// A token not in the file.
-    Unknown,
-}
-
-impl Rejection {
-    /// The `reason` label.
-    pub fn reason(self) -> AuthReason {
-        match self {
-            Rejection::Missing => AuthReason::Missing,
-            Rejection::Malformed => AuthReason::Malformed,
-            Rejection::Unknown => AuthReason::Unknown,
+/// The status a call refused for `reason` is answered with (the token is
+/// never echoed).
+pub fn rejection_status(reason: AuthReason) -> Status {
+    Status::unauthenticated(match reason {
+        AuthReason::Missing => {
+            "missing bearer token: send the metadata `authorization: Bearer TOKEN`"
         }
-    }
-
-    /// The status sent (the token is never echoed).
-    pub fn status(self) -> Status {
-        Status::unauthenticated(match self {
-            Rejection::Missing => {
-                "missing bearer token: send the metadata `authorization: Bearer TOKEN`"
-            }
-            Rejection::Malformed => {
-                "malformed authorization metadata: expected `Bearer TOKEN` (one token of printable ASCII)"
-            }
-            Rejection::Unknown => "unknown bearer token",
-        })
-    }
+        AuthReason::Malformed => {
+            "malformed authorization metadata: expected `Bearer TOKEN` (one token of printable ASCII)"
+        }
+        AuthReason::Unknown => "unknown bearer token",
+    })
 }
 
 /// The accepted tokens (their digests), swapped when the file changes.
@@ -137,10 +116,11 @@ pub struct Tokens {
 
 impl Tokens {
     /// Checks an `authorization` value (`None`: absent); the accepted
-    /// token's digest, which names the client for the per-client shares.
-    pub fn check(&self, authorization: Option<&[u8]>) -> Result<TokenDigest, Rejection> {
-        let value = authorization.ok_or(Rejection::Missing)?;
-        let token = bearer(value).ok_or(Rejection::Malformed)?;
+    /// token's digest, which names the client for the per-client shares,
+    /// or why the call is refused.
+    pub fn check(&self, authorization: Option<&[u8]>) -> Result<TokenDigest, AuthReason> {
+        let value = authorization.ok_or(AuthReason::Missing)?;
+        let token = bearer(value).ok_or(AuthReason::Malformed)?;
         let presented = digest(token);
         // Every digest is compared (no early exit).
         let mut found = subtle::Choice::from(0);
@@ -150,7 +130,7 @@ impl Tokens {
         if bool::from(found) {
             Ok(TokenDigest(presented))
         } else {
-            Err(Rejection::Unknown)
+            Err(AuthReason::Unknown)
         }
     }
 }
@@ -233,15 +213,15 @@ impl Interceptor for Authenticate {
                 request.extensions_mut().insert(client);
                 Ok(request)
             }
-            Err(rejection) => {
-                self.metrics.auth_rejected(rejection.reason());
+            Err(reason) => {
+                self.metrics.auth_rejected(reason);
                 let rpc = request.extensions().get::<CallInfo>().map(|c| c.rpc);
                 tracing::debug!(
                     rpc,
-                    reason = rejection.reason().label(),
+                    reason = reason.label(),
                     "call refused: UNAUTHENTICATED"
                 );
-                Err(rejection.status())
+                Err(rejection_status(reason))
             }
         }
     }
@@ -266,15 +246,18 @@ mod tests {
         let tokens = Tokens {
             digests: Arc::new(Current::new(vec![digest(b"s3cret")])),
         };
-        assert_eq!(tokens.check(None), Err(Rejection::Missing));
-        assert_eq!(tokens.check(Some(b"s3cret")), Err(Rejection::Malformed));
+        assert_eq!(tokens.check(None), Err(AuthReason::Missing));
+        assert_eq!(tokens.check(Some(b"s3cret")), Err(AuthReason::Malformed));
         assert_eq!(
             tokens.check(Some(b"Basic s3cret")),
-            Err(Rejection::Malformed)
+            Err(AuthReason::Malformed)
         );
-        assert_eq!(tokens.check(Some(b"Bearer ")), Err(Rejection::Malformed));
-        assert_eq!(tokens.check(Some(b"Bearer a b")), Err(Rejection::Malformed));
-        assert_eq!(tokens.check(Some(b"Bearer nope")), Err(Rejection::Unknown));
+        assert_eq!(tokens.check(Some(b"Bearer ")), Err(AuthReason::Malformed));
+        assert_eq!(
+            tokens.check(Some(b"Bearer a b")),
+            Err(AuthReason::Malformed)
+        );
+        assert_eq!(tokens.check(Some(b"Bearer nope")), Err(AuthReason::Unknown));
         assert!(tokens.check(Some(b"Bearer s3cret")).is_ok());
         assert!(tokens.check(Some(b"bearer s3cret")).is_ok());
     }
