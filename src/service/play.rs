@@ -133,22 +133,10 @@ pub fn play_step(
     tokio::spawn(
         async move {
             let _permit = permit;
-            let outcome = match Session::begin(&state, first, &step_cancel).await {
-                Ok((mut session, how)) => {
-                    if let Mode::Step { announce: true } = mode {
-                        state.metrics.play_game_started(how);
-                    }
-                    tracing::Span::current().record("piles", session.game.row().piles().len());
-                    let mut then = futures::stream::iter(then.map(Ok));
-                    let outcome = session.drive(&mut then, &tx, mode).await;
-                    tracing::Span::current().record("plies", session.game.ply());
-                    outcome
-                }
-                Err(_) if step_cancel.is_cancelled() || tx.is_closed() => Outcome::Abandoned,
-                Err(status) => {
-                    let _ = tx.send(Err(status)).await;
-                    return;
-                }
+            let mut then = futures::stream::iter(then.map(Ok));
+            let Some(outcome) = play_game(&state, first, &mut then, &tx, &step_cancel, mode).await
+            else {
+                return;
             };
             // A game ends in the call that ends it; a call that leaves it
             // at the client's turn (or whose client left: the game may go
@@ -273,23 +261,44 @@ async fn run(
         }
         Err(_) => return None,
     };
-    let mut session = match Session::begin(state, first, cancel).await {
-        Ok((session, how)) => {
-            state.metrics.play_game_started(how);
-            session
-        }
+    play_game(state, first, &mut inbound, tx, cancel, Mode::Stream).await
+}
+
+/// Begins the game of the first message and plays it in `mode`: how it
+/// ended (abandoned when the client left while its row was prepared), or
+/// `None` when it was refused (the status sent to the client). A game is
+/// counted as begun unless it is a PlayStep turn (its game began before).
+async fn play_game<S>(
+    state: &Arc<State>,
+    first: pb::PlayRequest,
+    inbound: &mut S,
+    tx: &Tx,
+    cancel: &CancellationToken,
+    mode: Mode,
+) -> Option<Outcome>
+where
+    S: Stream<Item = Result<pb::PlayRequest, Status>> + Unpin,
+{
+    let (mut session, how) = match Session::begin(state, first, cancel).await {
+        Ok(begun) => begun,
         // The client went away while its row was prepared: the game was
         // abandoned, not refused.
         Err(_) if cancel.is_cancelled() || tx.is_closed() => return Some(Outcome::Abandoned),
         Err(status) => {
-            tracing::debug!(code = ?status.code(), message = status.message(), "Play refused");
+            if mode == Mode::Stream {
+                tracing::debug!(code = ?status.code(), message = status.message(), "Play refused");
+            }
             let _ = tx.send(Err(status)).await;
             return None;
         }
     };
-    tracing::Span::current().record("piles", session.game.row().piles().len());
-    let outcome = session.drive(&mut inbound, tx, Mode::Stream).await;
-    tracing::Span::current().record("plies", session.game.ply());
+    if mode != (Mode::Step { announce: false }) {
+        state.metrics.play_game_started(how);
+    }
+    let span = tracing::Span::current();
+    span.record("piles", session.game.row().piles().len());
+    let outcome = session.drive(inbound, tx, mode).await;
+    span.record("plies", session.game.ply());
     Some(outcome)
 }
 
@@ -306,14 +315,6 @@ fn other(seat: pb::Seat) -> pb::Seat {
     match seat {
         pb::Seat::First => pb::Seat::Second,
         _ => pb::Seat::First,
-    }
-}
-
-/// A move as the protocol writes it: `L 3`, `R 1`.
-fn move_text(side: Side, take: u64) -> String {
-    match side {
-        Side::Left => format!("L {take}"),
-        Side::Right => format!("R {take}"),
     }
 }
 
@@ -429,7 +430,7 @@ impl Session {
         let prepared = prepare(state, row, variant, digest, cancel).await?;
         // The game's own memory and the work of its first cone.
         let (cone_cells, cone_bytes) = game_cost(n, variant);
-        let memory = admit_memory(state, piles_of_bytes(cone_bytes))?;
+        let mut memory = admit_memory(state, piles_of_bytes(cone_bytes))?;
         let [cells, _none] = state.admit_work(cone_cells, 0)?;
         let initial = match &resumed {
             Some(game) => game.state,
@@ -445,7 +446,6 @@ impl Session {
             .map_err(RequestError::State)?;
         // The cone bound was admitted for the build; from now on the
         // session holds what its game holds (see Session::sync_memory).
-        let mut memory = memory;
         memory.resize(piles_of_bytes(game.heap_bytes() as u64));
         let session = Session {
             state: Arc::clone(state),
@@ -666,8 +666,10 @@ impl Session {
         let mover = seat_at(ply);
         let wire = submit.r#move.unwrap_or_default();
         let side = side_from_wire(wire.side);
+        // The move as the protocol writes it (`L 3`, `R 1`), or as sent.
         let shown = match side {
-            Ok(side) => format!("`{}`", move_text(side, wire.take)),
+            Ok(Side::Left) => format!("`L {}`", wire.take),
+            Ok(Side::Right) => format!("`R {}`", wire.take),
             Err(_) => format!("(side {}, take {})", wire.side, wire.take),
         };
         let verdict: Result<Played, (pb::RejectReason, String)> = (|| {
