@@ -74,9 +74,8 @@ pub fn parse_tokens(text: &str) -> Result<Vec<&str>, usize> {
 }
 
 fn digest(token: &[u8]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    out.copy_from_slice(ring::digest::digest(&ring::digest::SHA256, token).as_ref());
-    out
+    let digest = ring::digest::digest(&ring::digest::SHA256, token);
+    digest.as_ref().try_into().expect("a SHA-256 is 32 bytes")
 }
 
 /// The digests of the tokens of `bytes` (the file at `path`).

@@ -420,8 +420,7 @@ impl Session {
                 (row, digest)
             })
             .await?;
-        let mut short = [0u8; DIGEST_BYTES];
-        short.copy_from_slice(&digest[..DIGEST_BYTES]);
+        let short: [u8; DIGEST_BYTES] = digest[..DIGEST_BYTES].try_into().expect("a prefix");
         if let Some(game) = &resumed
             && game.row_digest != short
         {

@@ -43,9 +43,11 @@ pub fn row_digest(piles: &[u64]) -> [u8; 32] {
         }
         hasher.update(&block[..8 * chunk.len()]);
     }
-    let mut out = [0u8; 32];
-    out.copy_from_slice(hasher.finish().as_ref());
-    out
+    hasher
+        .finish()
+        .as_ref()
+        .try_into()
+        .expect("a SHA-256 is 32 bytes")
 }
 
 /// What a token carries besides the position.
@@ -226,8 +228,7 @@ impl TokenKey {
             _ => return Err(TokenError::Field("analysis")),
         };
         let move_timeout_ms = u32::from_le_bytes(take(4).try_into().expect("4 bytes"));
-        let mut row_digest = [0u8; DIGEST_BYTES];
-        row_digest.copy_from_slice(take(DIGEST_BYTES));
+        let row_digest = take(DIGEST_BYTES).try_into().expect("DIGEST_BYTES bytes");
         Ok(TokenGame {
             state,
             variant,
