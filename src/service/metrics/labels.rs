@@ -8,7 +8,6 @@ use tonic::Code;
 
 use crate::core::Variant;
 
-use super::super::web::Protocol;
 use super::code_name;
 
 /// The label encoding of a type: `EncodeLabelValue` writes its text, and
@@ -154,7 +153,6 @@ label_value! {
         Variant::TwoEnds => "two_ends",
         Variant::Leftmost => "leftmost",
     },
-    Protocol as "protocol" => |p| p.label(),
 }
 
 #[cfg(test)]

@@ -13,32 +13,22 @@ use tonic::body::Body;
 use tonic::{Code, Status};
 
 use super::answer::{Answer, Answerer};
+use crate::service::metrics::labels::label_enum;
 use crate::service::metrics::{Metrics, Rpc};
 
-/// The protocol of a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// gRPC over HTTP/2.
-    Grpc,
-    /// gRPC-Web (`application/grpc-web…`), over HTTP/1.1 or HTTP/2.
-    GrpcWeb,
-    /// The Connect protocol's unary JSON form.
-    Connect,
+label_enum! {
+    /// The protocol of a call: the `protocol` label.
+    Protocol as "protocol" {
+        /// gRPC over HTTP/2.
+        Grpc => "grpc",
+        /// gRPC-Web (`application/grpc-web…`), over HTTP/1.1 or HTTP/2.
+        GrpcWeb => "grpc_web",
+        /// The Connect protocol's unary JSON form.
+        Connect => "connect",
+    }
 }
 
 impl Protocol {
-    /// Every protocol, in label order.
-    pub const ALL: [Protocol; 3] = [Protocol::Grpc, Protocol::GrpcWeb, Protocol::Connect];
-
-    /// The `protocol` label value.
-    pub fn label(self) -> &'static str {
-        match self {
-            Protocol::Grpc => "grpc",
-            Protocol::GrpcWeb => "grpc_web",
-            Protocol::Connect => "connect",
-        }
-    }
-
     /// The protocol a request names by its content type (a Connect call is
     /// marked by [`super::connect`] before it gets here).
     fn of(request: &http::Request<Body>) -> Protocol {
