@@ -96,9 +96,14 @@ where
         let inner = std::mem::replace(&mut self.inner, inner);
         let limit = self.max_request_bytes;
         match method {
-            "SuggestMove" => Box::pin(unary::<S, pb::SuggestMoveRequest, pb::SuggestMoveResponse>(
-                inner, request, limit,
-            )),
+            "SuggestMove" => Box::pin(async move {
+                let answered = unary::<S, pb::SuggestMoveRequest, pb::SuggestMoveResponse>(
+                    inner, request, limit,
+                );
+                Ok(answered
+                    .await
+                    .unwrap_or_else(|status| error_response(&status, None)))
+            }),
             other => {
                 let status = Status::unimplemented(format!(
                     "{other}: Connect JSON serves the unary methods ({}); call {other} over gRPC \
@@ -111,45 +116,38 @@ where
     }
 }
 
-/// One unary call: JSON in, the gRPC call, JSON out.
+/// One unary call: JSON in, the gRPC call, JSON out. `Err`: the call
+/// failed here, to be answered as a Connect error.
 async fn unary<S, Req, Res>(
     mut inner: S,
     request: http::Request<Body>,
     limit: usize,
-) -> Result<http::Response<Body>, Infallible>
+) -> Result<http::Response<Body>, Status>
 where
     S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
     Req: Message + DeserializeOwned + Default,
     Res: Message + Serialize + Default,
 {
     let (parts, body) = request.into_parts();
-    let bytes = match Limited::new(body, limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            let status = Status::resource_exhausted(format!(
+    let collected = Limited::new(body, limit).collect().await.map_err(|e| {
+        if e.is::<http_body_util::LengthLimitError>() {
+            Status::resource_exhausted(format!(
                 "the request body is larger than the limit of {limit} bytes \
                  (limits.max_message_bytes)"
-            ));
-            return Ok(error_response(&status, None));
+            ))
+        } else {
+            Status::cancelled(format!("the request body was not received: {e}"))
         }
-        Err(e) => {
-            let status = Status::cancelled(format!("the request body was not received: {e}"));
-            return Ok(error_response(&status, None));
-        }
-    };
-    let message: Req = match serde_json::from_slice(&bytes) {
-        Ok(message) => message,
-        Err(e) => {
-            let status = Status::invalid_argument(format!(
-                "the request is not the JSON of a {}: {e}",
-                std::any::type_name::<Req>()
-                    .rsplit("::")
-                    .next()
-                    .unwrap_or("message")
-            ));
-            return Ok(error_response(&status, None));
-        }
-    };
+    })?;
+    let message: Req = serde_json::from_slice(&collected.to_bytes()).map_err(|e| {
+        Status::invalid_argument(format!(
+            "the request is not the JSON of a {}: {e}",
+            std::any::type_name::<Req>()
+                .rsplit("::")
+                .next()
+                .unwrap_or("message")
+        ))
+    })?;
     let timeout = connect_timeout(&parts.headers);
     let grpc = grpc_request(parts, &message);
     // tonic reads `grpc-timeout` before these layers run, so a Connect
@@ -164,25 +162,16 @@ where
         body.collect().await.map(|collected| (parts, collected))
     };
     let answered = match timeout {
-        Some(t) => match tokio::time::timeout(t, call).await {
-            Ok(answered) => answered,
-            Err(_) => {
-                let status = Status::deadline_exceeded(format!(
-                    "no answer within connect-timeout-ms ({} ms)",
-                    t.as_millis()
-                ));
-                return Ok(error_response(&status, None));
-            }
-        },
+        Some(t) => tokio::time::timeout(t, call).await.map_err(|_| {
+            Status::deadline_exceeded(format!(
+                "no answer within connect-timeout-ms ({} ms)",
+                t.as_millis()
+            ))
+        })?,
         None => call.await,
     };
-    let (parts, collected) = match answered {
-        Ok(answered) => answered,
-        Err(e) => {
-            let status = Status::internal(format!("the response was cut: {e}"));
-            return Ok(error_response(&status, None));
-        }
-    };
+    let (parts, collected) =
+        answered.map_err(|e| Status::internal(format!("the response was cut: {e}")))?;
     let trailers = collected.trailers().cloned();
     let data = collected.to_bytes();
     // A trailers-only answer (an error before any message) has its status
@@ -194,21 +183,14 @@ where
         let metadata = trailers.as_ref().unwrap_or(&parts.headers);
         return Ok(error_response(&status, Some(metadata)));
     }
-    let decoded = data
+    let message = data
         .get(5..)
         .filter(|_| data.first() == Some(&0))
-        .and_then(|m| Res::decode(m).ok());
-    let Some(message) = decoded else {
-        let status = Status::internal("the gRPC answer was not one uncompressed message");
-        return Ok(error_response(&status, None));
-    };
-    match serde_json::to_vec(&message) {
-        Ok(json) => Ok(json_response(StatusCode::OK, json)),
-        Err(e) => Ok(error_response(
-            &Status::internal(format!("the answer could not be written as JSON: {e}")),
-            None,
-        )),
-    }
+        .and_then(|m| Res::decode(m).ok())
+        .ok_or_else(|| Status::internal("the gRPC answer was not one uncompressed message"))?;
+    let json = serde_json::to_vec(&message)
+        .map_err(|e| Status::internal(format!("the answer could not be written as JSON: {e}")))?;
+    Ok(json_response(StatusCode::OK, json))
 }
 
 /// The gRPC request of a Connect call: its headers (tokens and all), the
@@ -241,14 +223,8 @@ fn grpc_request<M: Message>(mut parts: http::request::Parts, message: &M) -> htt
 
 /// The call's deadline, `connect-timeout-ms`.
 fn connect_timeout(headers: &http::HeaderMap) -> Option<std::time::Duration> {
-    let ms = headers
-        .get("connect-timeout-ms")?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
-    Some(std::time::Duration::from_millis(ms))
+    let ms = headers.get("connect-timeout-ms")?.to_str().ok()?;
+    ms.trim().parse().ok().map(std::time::Duration::from_millis)
 }
 
 /// The HTTP status Connect maps a code to.
@@ -305,13 +281,8 @@ fn error_response(status: &Status, metadata: Option<&http::HeaderMap>) -> http::
 }
 
 fn json_response(status: StatusCode, json: Vec<u8>) -> http::Response<Body> {
-    let mut response = http::Response::new(Body::new(Full::new(Bytes::from(json))));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
+    let body = Body::new(Full::new(Bytes::from(json)));
+    super::response(status, "application/json", body)
 }
 
 #[cfg(test)]

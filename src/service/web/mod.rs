@@ -25,8 +25,25 @@ pub mod protocol;
 
 use hyper::http;
 use serde::{Deserialize, Serialize};
+use tonic::body::Body;
 
 pub use protocol::Protocol;
+
+/// An answer of `status` whose `body` is of `content_type` (the page's,
+/// a Connect call's).
+fn response(
+    status: http::StatusCode,
+    content_type: &'static str,
+    body: Body,
+) -> http::Response<Body> {
+    let mut response = http::Response::new(body);
+    *response.status_mut() = status;
+    let value = http::HeaderValue::from_static(content_type);
+    response
+        .headers_mut()
+        .insert(http::header::CONTENT_TYPE, value);
+    response
+}
 
 /// The `[web]` table: the page and the browsers' access.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -87,20 +87,10 @@ fn answer(request: &http::Request<Body>) -> Option<http::Response<Body>> {
     } else if request.method() == Method::HEAD {
         (StatusCode::OK, Body::empty())
     } else {
-        (
-            StatusCode::OK,
-            Body::new(http_body_util::Full::new(hyper::body::Bytes::from_static(
-                asset.bytes,
-            ))),
-        )
+        (StatusCode::OK, static_body(asset.bytes))
     };
-    let mut response = http::Response::new(body);
-    *response.status_mut() = status;
+    let mut response = super::response(status, asset.content_type, body);
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(asset.content_type),
-    );
     if status == StatusCode::OK {
         headers.insert(header::CONTENT_LENGTH, asset.bytes.len().into());
     }
@@ -116,29 +106,28 @@ fn answer(request: &http::Request<Body>) -> Option<http::Response<Body>> {
 
 /// The headers every page answer carries.
 fn secure(headers: &mut http::HeaderMap) {
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+}
+
+/// A body of static bytes (an asset, a short text).
+fn static_body(bytes: &'static [u8]) -> Body {
+    Body::new(http_body_util::Full::new(hyper::body::Bytes::from_static(
+        bytes,
+    )))
 }
 
 fn plain(status: StatusCode, text: &'static str) -> http::Response<Body> {
-    let mut response = http::Response::new(Body::new(http_body_util::Full::new(
-        hyper::body::Bytes::from_static(text.as_bytes()),
-    )));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
+    let mut response = super::response(
+        status,
+        "text/plain; charset=utf-8",
+        static_body(text.as_bytes()),
     );
     secure(response.headers_mut());
     response
