@@ -315,6 +315,11 @@ fn total<'a, L: Clone + Hash + Eq + 'a>(
         .sum()
 }
 
+/// Adds one to the series of `labels` in a counter family.
+fn inc<L: Clone + Hash + Eq>(family: &Family<L, Counter>, labels: &L) {
+    family.get_or_create(labels).inc();
+}
+
 fn gauge(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
@@ -387,15 +392,12 @@ impl Metrics {
 
     /// Counts a StoneGame call refused for its bearer token.
     pub fn auth_rejected(&self, reason: AuthReason) {
-        self.exported.auth_rejected.get_or_create(&reason).inc();
+        inc(&self.exported.auth_rejected, &reason);
     }
 
     /// Counts a failed TLS handshake by its reason.
     pub fn tls_handshake_failed(&self, reason: HandshakeFailure) {
-        self.exported
-            .tls_handshake_failures
-            .get_or_create(&reason)
-            .inc();
+        inc(&self.exported.tls_handshake_failures, &reason);
     }
 
     /// Counts a re-read of changed files.
@@ -405,10 +407,7 @@ impl Metrics {
         } else {
             ReloadResult::Error
         };
-        self.exported
-            .reloads
-            .get_or_create(&ReloadLabels { what, result })
-            .inc();
+        inc(&self.exported.reloads, &ReloadLabels { what, result });
     }
 
     /// Runs the solving of one case of `piles` piles (of any RPC), counting
@@ -424,7 +423,7 @@ impl Metrics {
         let result = solve();
         match result {
             Some(_) => {
-                self.exported.cases.get_or_create(&variant).inc();
+                inc(&self.exported.cases, &variant);
                 self.exported
                     .cells
                     .inc_by(cells_of(piles, variant == Variant::TwoEnds));
@@ -448,22 +447,19 @@ impl Metrics {
 
     /// Counts a request refused before its work started.
     pub fn refused(&self, reason: Refusal) {
-        self.exported
-            .admission_rejected
-            .get_or_create(&reason)
-            .inc();
+        inc(&self.exported.admission_rejected, &reason);
     }
 
     /// Counts an RPC that ended with `code` after `elapsed`.
     pub fn rpc_ended(&self, rpc: Rpc, code: Code, protocol: Protocol, elapsed: Duration) {
-        self.exported
-            .rpc_requests
-            .get_or_create(&RpcCodeLabels {
+        inc(
+            &self.exported.rpc_requests,
+            &RpcCodeLabels {
                 rpc,
                 code: CodeLabel(code),
                 protocol,
-            })
-            .inc();
+            },
+        );
         self.exported
             .rpc_duration
             .get_or_create(&rpc)
@@ -478,22 +474,22 @@ impl Metrics {
 
     /// Counts a Play game begun.
     pub fn play_game_started(&self, how: GameStart) {
-        self.exported.play_games_started.get_or_create(&how).inc();
+        inc(&self.exported.play_games_started, &how);
     }
 
     /// Counts a Play game ended.
     pub fn play_game_ended(&self, reason: PlayEnd) {
-        self.exported.play_games_ended.get_or_create(&reason).inc();
+        inc(&self.exported.play_games_ended, &reason);
     }
 
     /// Counts an accepted Play move.
     pub fn play_move(&self, by: Mover) {
-        self.exported.play_moves.get_or_create(&by).inc();
+        inc(&self.exported.play_moves, &by);
     }
 
     /// Counts a rejected Play move.
     pub fn play_rejected(&self, reason: PlayReject) {
-        self.exported.play_rejected.get_or_create(&reason).inc();
+        inc(&self.exported.play_rejected, &reason);
     }
 
     /// Counts a Play game's row found in the cache (`hit`) or prepared.
