@@ -129,11 +129,10 @@ async fn solve_request(
     // themselves are validated on the pool. Cases that will be answered
     // with an error cost no cells.
     let shapes: Vec<CaseShape> = request.cases.iter().map(CaseShape::of).collect();
-    let (mut cells, mut piles) = (0u64, 0u64);
-    for shape in &shapes {
-        piles += shape.held_piles() as u64;
-        cells = cells.saturating_add(shape.cells(max_piles));
-    }
+    let piles = shapes.iter().map(|s| s.held_piles() as u64).sum();
+    let cells = shapes
+        .iter()
+        .fold(0u64, |cells, s| cells.saturating_add(s.cells(max_piles)));
     let reservation = state.admit_work(cells, piles)?;
     let metrics = Arc::clone(&state.metrics);
     let stream_cancel = cancel.clone();
@@ -175,8 +174,6 @@ async fn solve_request(
                 .collect::<Option<Vec<_>>>()
         })
         .await?;
-    match results {
-        Some(results) => Ok(pb::SolveResponse { results }),
-        None => Err(Status::cancelled("the batch was cancelled")),
-    }
+    let results = results.ok_or_else(|| Status::cancelled("the batch was cancelled"))?;
+    Ok(pb::SolveResponse { results })
 }
