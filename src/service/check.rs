@@ -268,16 +268,6 @@ impl Pipes {
     }
 }
 
-/// Marks the check as done: chunks pushed from now on are dropped.
-fn finish(shared: &Shared) {
-    let mut inner = shared.lock();
-    inner.finished = true;
-    inner.queues = Default::default();
-    inner.queued = [0, 0];
-    inner.release_taken();
-    shared.writable.notify_one();
-}
-
 impl Drop for Pipes {
     fn drop(&mut self) {
         let mut inner = self.shared.lock();
@@ -359,8 +349,14 @@ impl Read for PipeReader {
 pub struct FinishOnDrop(Arc<Shared>);
 
 impl Drop for FinishOnDrop {
+    /// Marks the check as done: chunks pushed from now on are dropped.
     fn drop(&mut self) {
-        finish(&self.0);
+        let mut inner = self.0.lock();
+        inner.finished = true;
+        inner.queues = Default::default();
+        inner.queued = [0, 0];
+        inner.release_taken();
+        self.0.writable.notify_one();
     }
 }
 
