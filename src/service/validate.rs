@@ -142,33 +142,17 @@ impl RequestError {
             | RequestError::TooManyPiles { .. }
             | RequestError::TableTooLarge { .. }
             | RequestError::TooManyGeneratedCases { .. }
-            | RequestError::TooManyGeneratedPiles { .. } => Code::ResourceExhausted,
+            | RequestError::TooManyGeneratedPiles { .. }
+            | RequestError::CaseRow {
+                error: RowError::TooManyPiles { .. },
+                ..
+            } => Code::ResourceExhausted,
             RequestError::Row(e) if e.code == CaseErrorCode::TooManyPiles as i32 => {
                 Code::ResourceExhausted
             }
-            RequestError::CaseRow { error, .. } => match error {
-                RowError::TooManyPiles { .. } => Code::ResourceExhausted,
-                _ => Code::InvalidArgument,
-            },
             RequestError::AlreadyLost => Code::FailedPrecondition,
-            RequestError::Empty
-            | RequestError::Pile(_)
-            | RequestError::BothPileFields { .. }
-            | RequestError::PilesLeLength { .. }
-            | RequestError::Wire(_)
-            | RequestError::BadStrength(_)
-            | RequestError::Row(_)
-            | RequestError::BadSeat(_)
-            | RequestError::NoStart(_)
-            | RequestError::SecondStart
-            | RequestError::NoStep
-            | RequestError::NoTurnAction
-            | RequestError::Token(_)
-            | RequestError::RowDigest
-            | RequestError::State(_)
-            | RequestError::VariantChanged { .. }
-            | RequestError::UnknownFamily(_)
-            | RequestError::Generator(_) => Code::InvalidArgument,
+            // Every other refusal is a malformed value.
+            _ => Code::InvalidArgument,
         }
     }
 }
