@@ -300,13 +300,11 @@ async fn start_with_signal(
     signal: impl Future<Output = ()> + Send + 'static,
 ) -> Result<RunningServer, ServeError> {
     let (listener, addr) = bind(&config.listen, false).await?;
-    let (metrics_listener, metrics_addr) = match config.metrics.listen.as_deref() {
-        Some(listen) => {
-            let (listener, addr) = bind(listen, true).await?;
-            (Some(listener), Some(addr))
-        }
-        None => (None, None),
+    let metrics_bound = match config.metrics.listen.as_deref() {
+        Some(listen) => Some(bind(listen, true).await?),
+        None => None,
     };
+    let metrics_addr = metrics_bound.as_ref().map(|&(_, addr)| addr);
 
     let state = Arc::new(State::new(config)?);
     if state.play.key.is_random() {
@@ -321,14 +319,10 @@ async fn start_with_signal(
     // The files are checked before anything is served: an error names the
     // file and the server does not start.
     let tls = tls::load(&config.tls, &state.metrics)?;
-    let auth = match &config.auth.tokens_file {
-        Some(path) => Some(auth::load(
-            path,
-            config.auth.reload_interval,
-            &state.metrics,
-        )?),
-        None => None,
-    };
+    let tokens_file = config.auth.tokens_file.as_deref();
+    let auth = tokens_file
+        .map(|path| auth::load(path, config.auth.reload_interval, &state.metrics))
+        .transpose()?;
     let accepted: AcceptedConns = match &tls {
         // After the TLS handshake (its own deadline, in tls::incoming).
         Some(tls) => Box::pin(tls::incoming(
@@ -412,7 +406,7 @@ async fn start_with_signal(
     let grace = config.shutdown_grace;
     let (drain_tx, drain_rx) = oneshot::channel::<()>();
     let task_state = Arc::clone(&state);
-    let metrics_task = metrics_listener.map(|listener| {
+    let metrics_task = metrics_bound.map(|(listener, _)| {
         let render_state = Arc::clone(&state);
         let render: Render = Arc::new(move || render_state.encode_metrics());
         AbortOnDropHandle::new(tokio::spawn(serve_http(listener, render)))
