@@ -314,12 +314,11 @@ fn check_toml_syntax(path: &Path) -> Result<Option<toml::Table>, ConfigError> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = before.len()
-            - before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1)
-            + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = before.len() - line_start + 1;
         syntax(format!(
             "not UTF-8 at line {line}, column {column} (byte {})",
             before.len() + 1

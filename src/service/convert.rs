@@ -23,11 +23,10 @@ use super::validate::{CaseShape, RequestError};
 
 /// A bot's strength: in [0, 1] (NaN is not), 1 when absent.
 fn strength(strength: Option<f64>) -> Result<f64, RequestError> {
-    let strength = strength.unwrap_or(1.0);
-    let valid = (0.0..=1.0).contains(&strength);
-    valid
-        .then_some(strength)
-        .ok_or(RequestError::BadStrength(strength))
+    match strength.unwrap_or(1.0) {
+        s if (0.0..=1.0).contains(&s) => Ok(s),
+        s => Err(RequestError::BadStrength(s)),
+    }
 }
 
 /// `value` capped at `max`, 0 meaning `max`.

@@ -62,20 +62,14 @@ impl HandshakeFailure {
 }
 
 /// One WARN line a second at most.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct FailureLog {
+    /// When the last line was written, and the failures since.
     state: Mutex<(Option<Instant>, u64)>,
-    every: Duration,
 }
 
-impl Default for FailureLog {
-    fn default() -> FailureLog {
-        FailureLog {
-            state: Mutex::new((None, 0)),
-            every: Duration::from_secs(1),
-        }
-    }
-}
+/// The shortest time between two WARN lines.
+const EVERY: Duration = Duration::from_secs(1);
 
 impl FailureLog {
     /// Logs the failure of `peer`'s handshake, unless a line was written
@@ -86,7 +80,7 @@ impl FailureLog {
         };
         let now = Instant::now();
         let (last, suppressed) = &mut *state;
-        if last.is_some_and(|t| now.duration_since(t) < self.every) {
+        if last.is_some_and(|t| now.duration_since(t) < EVERY) {
             *suppressed += 1;
             return;
         }
