@@ -185,8 +185,7 @@ fn process_table(args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             .arg(&peer_bin)
             .arg(&args.peer)
             .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
+            .is_ok_and(|s| s.success());
         if !ok {
             eprintln!(
                 "stonegame: warning: cannot build {} with g++ -O2; timing ours only",
@@ -237,24 +236,22 @@ fn process_table(args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         let ours_m = median(ours);
-        let label = format!("{cases} × n = {n}");
-        if theirs.is_empty() {
-            println!(
-                "| {label} | {runs} | {:.1} ms | {:.1} MB | — | — | — |",
-                ours_m.as_secs_f64() * 1e3,
-                our_rss as f64 / 1024.0
-            );
+        let peer_columns = if theirs.is_empty() {
+            "— | — | —".to_string()
         } else {
             let theirs_m = median(theirs);
-            println!(
-                "| {label} | {runs} | {:.1} ms | {:.1} MB | {:.1} ms | {:.1} MB | {:.1}× |",
-                ours_m.as_secs_f64() * 1e3,
-                our_rss as f64 / 1024.0,
+            format!(
+                "{:.1} ms | {:.1} MB | {:.1}×",
                 theirs_m.as_secs_f64() * 1e3,
                 peer_rss as f64 / 1024.0,
                 theirs_m.as_secs_f64() / ours_m.as_secs_f64()
-            );
-        }
+            )
+        };
+        println!(
+            "| {cases} × n = {n} | {runs} | {:.1} ms | {:.1} MB | {peer_columns} |",
+            ours_m.as_secs_f64() * 1e3,
+            our_rss as f64 / 1024.0
+        );
     }
     println!();
     let _ = std::fs::remove_dir_all(&dir);

@@ -202,10 +202,7 @@ pub struct LoadtestArgs {
 /// Runs the command.
 pub fn run(cmd: ClientCommand) -> ExitCode {
     crate::service::alloc::keep_freed_memory();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
@@ -451,7 +448,6 @@ async fn run_loadtest(args: LoadtestArgs) -> CliResult {
         LoadRpcArg::Play => (LoadRpc::Play, 64),
         LoadRpcArg::PlaySelf => (LoadRpc::Play, 1),
     };
-    let self_play = matches!(args.rpc, LoadRpcArg::PlaySelf);
     let spec = LoadSpec {
         rpc,
         concurrency: args.concurrency.unwrap_or(default_concurrency),
@@ -464,7 +460,7 @@ async fn run_loadtest(args: LoadtestArgs) -> CliResult {
         protocol: args.protocol,
     };
     let builder = args.server.builder()?;
-    if self_play {
+    if matches!(args.rpc, LoadRpcArg::PlaySelf) {
         let r = selfplay_with(&builder, &spec).await?;
         println!("{}", selfplay_line(&spec, &r));
         return Ok(ExitCode::SUCCESS);
@@ -539,20 +535,18 @@ fn loadtest_line(spec: &LoadSpec, r: &LoadReport) -> String {
         ),
         (None, _) => format!("{} concurrent", spec.concurrency.max(1)),
     };
-    let what = match spec.rpc {
-        LoadRpc::Play => format!(
-            "{} bot replies in {} games of {} piles (1..={} stones)",
-            r.requests,
-            r.games,
-            spec.piles.max(1),
-            spec.max_pile
+    let (what, unit) = match spec.rpc {
+        LoadRpc::Play => (
+            format!(
+                "{} bot replies in {} games of {} piles (1..={} stones)",
+                r.requests,
+                r.games,
+                spec.piles.max(1),
+                spec.max_pile
+            ),
+            "replies/s",
         ),
-        _ => format!("{} requests", r.requests),
-    };
-    let unit = if spec.rpc == LoadRpc::Play {
-        "replies/s"
-    } else {
-        "QPS"
+        _ => (format!("{} requests", r.requests), "QPS"),
     };
     let connections = match spec.protocol {
         WebProtocol::Grpc => format!("{} connections", spec.connection_count()),

@@ -426,15 +426,12 @@ impl Table for RemoteTable<'_> {
     fn resign(&mut self) -> Result<(), RemotePlayError> {
         let _ = self.runtime.block_on(self.session.resign());
         // The GameOver that follows, if it comes; the game is left anyway.
-        loop {
-            match self.runtime.block_on(self.session.next_event()) {
-                Ok(Some(PlayEvent::Over(over))) => {
-                    self.over(&over);
-                    return Ok(());
-                }
-                Ok(Some(_)) => {}
-                Ok(None) | Err(_) => return Ok(()),
+        while let Ok(Some(event)) = self.runtime.block_on(self.session.next_event()) {
+            if let PlayEvent::Over(over) = event {
+                self.over(&over);
+                break;
             }
         }
+        Ok(())
     }
 }

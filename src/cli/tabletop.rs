@@ -85,19 +85,12 @@ pub struct View<'a> {
 pub fn render(view: &View<'_>) -> String {
     let (first, last) = (view.first, view.last);
     let count = last - first + 1;
-    let value = |i: usize| {
-        if i == first {
-            view.left_size
-        } else if i == last {
-            view.right_size
-        } else {
-            view.piles[i]
-        }
-    };
-    let shown = |i: usize| {
-        let v = value(i).to_string();
-        let end = i == first || (i == last && view.variant == Variant::TwoEnds);
-        if end { format!("[{v}]") } else { v }
+    // The end piles a move may take from are in brackets.
+    let shown = |i: usize| match i {
+        _ if i == first => format!("[{}]", view.left_size),
+        _ if i == last && view.variant == Variant::TwoEnds => format!("[{}]", view.right_size),
+        _ if i == last => view.right_size.to_string(),
+        _ => view.piles[i].to_string(),
     };
     let mut parts: Vec<String> = Vec::new();
     if count <= 16 {

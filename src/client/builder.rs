@@ -81,12 +81,8 @@ impl ClientBuilder {
             if let Some((cert, key)) = &self.tls.identity {
                 tls = tls.identity(Identity::from_pem(cert, key));
             }
-            if let Some(name) = self
-                .tls
-                .server_name
-                .as_deref()
-                .or_else(|| target.dns_host())
-            {
+            let name = self.tls.server_name.as_deref();
+            if let Some(name) = name.or_else(|| target.dns_host()) {
                 tls = tls.domain_name(name);
             }
             self.settings.tls = Some(tls);

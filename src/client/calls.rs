@@ -196,20 +196,16 @@ impl Client {
         cases: Vec<pb::Case>,
         batch_size: usize,
     ) -> Result<Vec<pb::CaseResult>, ClientError> {
-        let total = cases.len();
-        let mut batches = Vec::new();
-        let mut it = cases.into_iter().peekable();
-        while it.peek().is_some() {
-            batches.push(pb::SolveRequest {
-                cases: it.by_ref().take(batch_size.max(1)).collect(),
-            });
-        }
-        let expected: Vec<usize> = batches.iter().map(|b| b.cases.len()).collect();
-        let packed = futures::stream::iter(batches).map(|mut batch| {
-            batch.cases.iter_mut().for_each(pack_case);
-            batch
+        let (total, size) = (cases.len(), batch_size.max(1));
+        // Full batches of `size` cases, then the rest.
+        let expected = (0..total)
+            .step_by(size)
+            .map(|start| size.min(total - start));
+        let batches = futures::stream::iter(cases).chunks(size).map(|mut cases| {
+            cases.iter_mut().for_each(pack_case);
+            pb::SolveRequest { cases }
         });
-        let mut responses = self.solve_stream(packed).await?;
+        let mut responses = self.solve_stream(batches).await?;
         let mut out = Vec::with_capacity(total);
         for want in expected {
             let response = responses

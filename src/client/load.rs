@@ -91,26 +91,24 @@ pub async fn loadtest_with(
         // One pooled client: HTTP/1.1 opens a connection per request in
         // flight.
         let web = Sender::Web(WebClient::new(spec.protocol, builder.server())?);
-        return match spec.rate {
-            None => closed_loop(vec![web], spec).await,
-            Some(rate) => open_loop(vec![web], spec, rate).await,
-        };
+        return either_loop(vec![web], spec).await;
     }
     let mut connections = Vec::with_capacity(spec.connection_count());
     for _ in 0..spec.connection_count() {
         connections.push(builder.clone().connect().await?);
     }
+    if spec.rpc == LoadRpc::Play {
+        // Closed loop only (validated above).
+        return super::playload::bot_replies(connections, spec).await;
+    }
+    either_loop(connections.into_iter().map(Sender::Grpc).collect(), spec).await
+}
+
+/// The closed loop, or the open one at `spec.rate`.
+async fn either_loop(senders: Vec<Sender>, spec: &LoadSpec) -> Result<LoadReport, ClientError> {
     match spec.rate {
-        None if spec.rpc == LoadRpc::Play => super::playload::bot_replies(connections, spec).await,
-        None => closed_loop(connections.into_iter().map(Sender::Grpc).collect(), spec).await,
-        Some(rate) => {
-            open_loop(
-                connections.into_iter().map(Sender::Grpc).collect(),
-                spec,
-                rate,
-            )
-            .await
-        }
+        None => closed_loop(senders, spec).await,
+        Some(rate) => open_loop(senders, spec, rate).await,
     }
 }
 

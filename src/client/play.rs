@@ -167,18 +167,16 @@ impl PlaySession {
     /// early). A failed stream is [`ClientError::Status`].
     pub async fn next_event(&mut self) -> Result<Option<PlayEvent>, ClientError> {
         use pb::play_event::Event;
-        loop {
-            let Some(event) = self.events.message().await? else {
-                return Ok(None);
-            };
-            return match event.event {
-                Some(Event::State(s)) => Ok(Some(PlayEvent::State(s))),
-                Some(Event::Rejected(r)) => Ok(Some(PlayEvent::Rejected(r))),
-                Some(Event::Over(o)) => Ok(Some(PlayEvent::Over(o))),
+        while let Some(event) = self.events.message().await? {
+            match event.event {
+                Some(Event::State(s)) => return Ok(Some(PlayEvent::State(s))),
+                Some(Event::Rejected(r)) => return Ok(Some(PlayEvent::Rejected(r))),
+                Some(Event::Over(o)) => return Ok(Some(PlayEvent::Over(o))),
                 // An event of a newer server: skipped.
-                None => continue,
-            };
+                None => {}
+            }
         }
+        Ok(None)
     }
 }
 

@@ -254,12 +254,9 @@ fn retryable(status: &Status, opening: bool) -> Option<Option<Duration>> {
 /// A failure in one line: the code, the message and the causes below it
 /// (a transport error's "tcp connect error" says why only there).
 fn describe(status: &Status) -> String {
-    let mut text = format!("{:?}", status.code());
-    for line in super::diagnose::status_chain(status) {
-        text.push_str(": ");
-        text.push_str(&line);
-    }
-    text
+    let mut parts = vec![format!("{:?}", status.code())];
+    parts.extend(super::diagnose::status_chain(status));
+    parts.join(": ")
 }
 
 async fn coordinate(

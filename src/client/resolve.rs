@@ -102,15 +102,12 @@ pub(crate) async fn start(
     settings: &EndpointSettings,
     resolve_every: Duration,
 ) -> Result<(Channel, Replicas), ClientError> {
-    let sources = match target {
-        Target::Single(url) => {
-            return Err(ClientError::Protocol(format!(
-                "{url} is a single server, not a balanced target"
-            )));
-        }
-        Target::Balanced(sources) => sources.clone(),
+    let Target::Balanced(sources) = target else {
+        return Err(ClientError::Protocol(format!(
+            "{target} is a single server, not a balanced target"
+        )));
     };
-    let first = resolve(&sources).await?;
+    let first = resolve(sources).await?;
     let endpoints = first
         .iter()
         .map(|url| Ok((url.clone(), settings.endpoint(url)?)))
@@ -124,7 +121,7 @@ pub(crate) async fn start(
     let refresh = Arc::new(Notify::new());
     let dynamic = target.has_dns();
     tokio::spawn(keep_fresh(
-        sources,
+        sources.clone(),
         settings.clone(),
         resolve_every,
         dynamic,

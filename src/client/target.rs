@@ -88,15 +88,11 @@ impl Target {
                 dns => Ok(Target::Balanced(vec![dns])),
             };
         }
-        let entries: Vec<&str> = text.split(',').map(str::trim).collect();
-        let mut sources: Vec<Source> = Vec::with_capacity(entries.len());
-        for (i, entry) in entries.iter().enumerate() {
+        let mut sources: Vec<Source> = Vec::new();
+        for (i, entry) in text.split(',').map(str::trim).enumerate() {
             let at = || Some((i + 1, entry.to_string()));
             if entry.is_empty() {
-                return Err(error(
-                    Some((i + 1, String::new())),
-                    "it is empty (a stray comma?)".into(),
-                ));
+                return Err(error(at(), "it is empty (a stray comma?)".into()));
             }
             let source = parse_source(entry).map_err(|p| error(at(), p))?;
             if let Some(j) = sources.iter().position(|s| *s == source) {
@@ -132,15 +128,13 @@ impl Target {
         let Target::Balanced(sources) = self else {
             return None;
         };
-        if sources.iter().any(|s| matches!(s, Source::Url(_))) {
-            return None;
-        }
-        let mut hosts = sources.iter().filter_map(|s| match s {
+        // A URL entry is `None`: never the same host as the others.
+        let mut hosts = sources.iter().map(|s| match s {
             Source::Dns { host, .. } => Some(host.as_str()),
             Source::Url(_) => None,
         });
-        let first = hosts.next()?;
-        hosts.all(|h| h == first).then_some(first)
+        let first = hosts.next()??;
+        hosts.all(|h| h == Some(first)).then_some(first)
     }
 
     /// Whether some entry is a DNS name (re-resolved periodically).

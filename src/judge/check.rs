@@ -325,10 +325,8 @@ impl<R: BufRead> Checker<R> {
 /// chunks can pass any `BufRead` over them (the two are read alternately, a
 /// batch of input cases at a time).
 pub fn check(input: impl BufRead, answer: impl BufRead, variant: Variant) -> CheckReport {
-    match check_with(input, answer, variant, &mut OnPool(None)) {
-        Ok(report) => report,
-        Err(never) => match never {},
-    }
+    let Ok(report) = check_with(input, answer, variant, &mut OnPool(None));
+    report
 }
 
 /// [`check`], solving the batches of cases with `solver`; an error only

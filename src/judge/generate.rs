@@ -425,18 +425,11 @@ impl Rows {
     /// A planted loss with `a_1` one off, or the bare tail when `max_a = 1`.
     fn near_miss(&mut self, mut row: Vec<u64>) -> Vec<u64> {
         let t = row[0];
-        let up = t < self.spec.max_a;
-        let down = t > 1;
-        match (up, down) {
-            (true, true) => {
-                if self.rng.random_bool(0.5) {
-                    row[0] += 1
-                } else {
-                    row[0] -= 1
-                }
-            }
+        // (up possible, down possible): a coin decides only when both are.
+        match (t < self.spec.max_a, t > 1) {
+            (true, true) if self.rng.random_bool(0.5) => row[0] += 1,
             (true, false) => row[0] += 1,
-            (false, true) => row[0] -= 1,
+            (_, true) => row[0] -= 1,
             (false, false) => {
                 row.remove(0);
             }

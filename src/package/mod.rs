@@ -358,10 +358,10 @@ impl PackageSpec {
 
     /// The contents of `problem.yaml`.
     pub fn problem_yaml(&self) -> String {
-        let kind = if self.interactive {
-            "interactive"
+        let (kind, interactive) = if self.interactive {
+            ("interactive", ", interactive")
         } else {
-            "pass-fail"
+            ("pass-fail", "")
         };
         format!(
             "# Written by `stonegame package` ({variant} game{interactive}); regenerate\n\
@@ -376,11 +376,6 @@ impl PackageSpec {
              rights_owner: the stonegame authors\n\
              limits:\n  time_limit: {tl}\n  memory: 1024\n",
             variant = self.variant.name(),
-            interactive = if self.interactive {
-                ", interactive"
-            } else {
-                ""
-            },
             command = self.command_line(),
             name = yaml_string(&self.display_name()),
             uuid = self.uuid(),
@@ -421,9 +416,12 @@ impl PackageSpec {
 
     /// The statement, `statement/problem.en.tex`.
     pub fn statement(&self) -> String {
-        let rules = match self.variant {
-            Variant::TwoEnds => include_str!("assets/rules-two-ends.tex"),
-            Variant::Leftmost => include_str!("assets/rules-leftmost.tex"),
+        let (rules, leftmost_note) = match self.variant {
+            Variant::TwoEnds => (include_str!("assets/rules-two-ends.tex"), ""),
+            Variant::Leftmost => (
+                include_str!("assets/rules-leftmost.tex"),
+                " In this game only \\texttt{L} moves are legal.",
+            ),
         };
         let (output, games, game) = if self.interactive {
             let output = include_str!("assets/output-interactive.tex");
@@ -431,11 +429,6 @@ impl PackageSpec {
         } else {
             let output = include_str!("assets/output-batch.tex");
             (output, "rows (games)", "row")
-        };
-        let leftmost_note = if self.variant == Variant::Leftmost {
-            " In this game only \\texttt{L} moves are legal."
-        } else {
-            ""
         };
         self.substitute(
             &include_str!("assets/statement.tex")
@@ -544,25 +537,26 @@ impl PackageSpec {
     /// files as `stonegame gen` command lines).
     pub fn generators_yaml(&self) -> String {
         use std::fmt::Write as _;
+        // How the lines are used by hand, the accepted solution, and the
+        // flag that writes the answers, for the kind of problem.
+        let (by_hand, solution, answers_flag) = if self.interactive {
+            (" (interactive: NAME.ans is empty)", "perfect.cpp", "")
+        } else {
+            (
+                " with `--answers NAME.ans`",
+                "solution.cpp",
+                " --answers {name}.ans",
+            )
+        };
         let mut y = String::new();
         let _ = writeln!(
             y,
             "# The test data of this package, for the BAPCtools generators framework:\n\
              # `bt generate` reruns every line (stonegame on PATH, or $STONEGAME).\n\
-             # The same lines by hand: `stonegame gen ARGS > NAME.in`{}.\n\
+             # The same lines by hand: `stonegame gen ARGS > NAME.in`{by_hand}.\n\
              version: 2025-12\n\
-             solution: /submissions/accepted/{}\n\
+             solution: /submissions/accepted/{solution}\n\
              data:\n  sample:\n    data:\n      '001-sample':\n        in: {}",
-            if self.interactive {
-                " (interactive: NAME.ans is empty)"
-            } else {
-                " with `--answers NAME.ans`"
-            },
-            if self.interactive {
-                "perfect.cpp"
-            } else {
-                "solution.cpp"
-            },
             yaml_string(&oj_text(&self.sample_rows())),
         );
         if self.interactive {
@@ -581,7 +575,7 @@ impl PackageSpec {
             let _ = writeln!(
                 y,
                 "      '{}': stonegame_gen.sh --family {} --cases {} --max-n {} --max-a {} \
-                 --seed {} --variant {}{}",
+                 --seed {} --variant {}{answers_flag}",
                 f.name,
                 s.family,
                 s.cases,
@@ -589,11 +583,6 @@ impl PackageSpec {
                 s.max_a,
                 s.seed,
                 self.variant.name(),
-                if self.interactive {
-                    ""
-                } else {
-                    " --answers {name}.ans"
-                }
             );
         }
         let _ = writeln!(y, "  invalid_input:\n    data:");
@@ -776,13 +765,8 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
     )?;
     let sample = oj_text(&spec.sample_rows());
     put("data/sample/001-sample.in", sample.as_bytes())?;
-    let sample_ans = if spec.interactive {
-        String::new()
-    } else {
-        spec.sample_answers()
-    };
-    put("data/sample/001-sample.ans", sample_ans.as_bytes())?;
     if spec.interactive {
+        put("data/sample/001-sample.ans", b"")?;
         // What BAPCtools shows in the statement, and what contestants
         // download (the games, and no answers).
         let rows = spec.sample_rows();
@@ -790,6 +774,9 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
         put("data/sample/001-sample.interaction", transcript.as_bytes())?;
         put("data/sample/001-sample.in.download", sample.as_bytes())?;
         put("data/sample/001-sample.ans.download", b"")?;
+    } else {
+        let answers = spec.sample_answers();
+        put("data/sample/001-sample.ans", answers.as_bytes())?;
     }
     let invalid = spec.invalid_inputs();
     for (i, (name, bytes)) in invalid.iter().enumerate() {
@@ -808,11 +795,7 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
             BufWriter::with_capacity(1 << 16, File::create(&in_path).map_err(io_at(&in_path))?);
         let mut answers =
             BufWriter::with_capacity(1 << 16, File::create(&ans_path).map_err(io_at(&ans_path))?);
-        let answers_to = if spec.interactive {
-            None
-        } else {
-            Some(&mut answers as &mut dyn Write)
-        };
+        let answers_to = (!spec.interactive).then_some(&mut answers as &mut dyn Write);
         generate(&f.spec, &mut input, answers_to).map_err(|source| match source {
             GenError::Input(e) => io_at(&in_path)(e),
             GenError::Answers(e) => io_at(&ans_path)(e),

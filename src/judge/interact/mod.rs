@@ -157,8 +157,7 @@ pub fn interact(
         outcome.message
     ));
     let failed = outcome.verdict != Verdict::Accepted;
-    let eof = session.eof;
-    if failed && !eof {
+    if failed && !session.eof {
         session.send("-1");
     }
     // Closing the program's input tells it the games are over.
@@ -220,11 +219,8 @@ fn winning_list(moves: &[Move]) -> String {
     if moves.is_empty() {
         "none (the position was lost)".into()
     } else {
-        moves
-            .iter()
-            .map(protocol_move)
-            .collect::<Vec<_>>()
-            .join(", ")
+        let list: Vec<String> = moves.iter().map(protocol_move).collect();
+        list.join(", ")
     }
 }
 
@@ -345,11 +341,10 @@ fn play_all(
                     None => Err("more stones than the pile holds".to_string()),
                 };
                 match result {
-                    Ok(p) => {
-                        if p.blunder {
-                            blunder = Some((ply, protocol_move(&p.mv), position, winning));
-                        }
+                    Ok(p) if p.blunder => {
+                        blunder = Some((ply, protocol_move(&p.mv), position, winning));
                     }
+                    Ok(_) => {}
                     Err(why) => {
                         return wa(format!(
                             "game {number}, ply {ply}: illegal move `{}` in {position}: {why}; \
