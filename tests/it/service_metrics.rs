@@ -13,6 +13,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hyper_util::client::legacy::Client as HttpClient;
+use hyper_util::rt::TokioExecutor;
 use stonegame::service::metrics::code_name;
 use stonegame::service::pb;
 use stonegame::service::{RunningServer, start};
@@ -395,11 +397,21 @@ async fn every_get_tables_call_is_counted_once_however_it_ends() {
     // 60 calls with a 1 ms deadline, 6 at a time. Each ends with
     // DEADLINE_EXCEEDED from the handler, or with tonic's own deadline
     // status, CANCELLED "Timeout expired": both are counted
-    // DEADLINE_EXCEEDED (docs/metrics.md).
+    // DEADLINE_EXCEEDED (docs/metrics.md). The deadline is the server's
+    // alone: a tonic Channel enforces `grpc-timeout` on the client side
+    // too, and on a loaded machine it cancels some calls before their
+    // HEADERS leave, calls the server never sees and cannot count.
+    let deadline_client = {
+        let http = HttpClient::builder(TokioExecutor::new())
+            .http2_only(true)
+            .build_http();
+        let origin = format!("http://{}", server.addr).parse().unwrap();
+        pb::stone_game_client::StoneGameClient::with_origin(http, origin)
+    };
     for _ in 0..10 {
         let calls: Vec<_> = (0..6)
             .map(|_| {
-                let mut c = client.clone();
+                let mut c = deadline_client.clone();
                 let mut request = tonic::Request::new(pb::GetTablesRequest {
                     piles: row(1_500),
                     chunk_rows: 0,
@@ -426,11 +438,17 @@ async fn every_get_tables_call_is_counted_once_however_it_ends() {
     // none can end on its own before its client leaves: 20 abandoned while
     // the server builds the tables, 20 after the first chunk came.
     let in_flight = || server.state.rpcs.in_flight();
+    // No call in flight and its work given back: an abandoned build may
+    // still hold the budgets until the pool sees its cancellation, and the
+    // next call would find them busy (RESOURCE_EXHAUSTED on a loaded machine).
+    let state = &server.state;
+    let idle =
+        || in_flight() == 0 && state.budget.in_flight() == 0 && state.piles_budget.in_flight() == 0;
     // A deadline call's handler is dropped just after its answer leaves:
     // none may be taken for the next call's (which would then be abandoned
     // before the server has it, and a stream reset before the server
     // accepts it never reaches the service).
-    common::eventually("the deadline calls are gone", || in_flight() == 0).await;
+    common::eventually("the deadline calls are gone", idle).await;
     for abandon_early in [true, false] {
         for _ in 0..20 {
             let mut c = client.clone();
@@ -457,7 +475,7 @@ async fn every_get_tables_call_is_counted_once_however_it_ends() {
                 Ok(Err(s)) => s.code(),
                 Ok(Ok(_)) | Err(_) => Code::Cancelled,
             });
-            common::eventually("the abandoned call is gone", || in_flight() == 0).await;
+            common::eventually("the abandoned call is gone", idle).await;
         }
     }
     println!("GetTables calls ended: {ended:?}");
