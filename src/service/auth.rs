@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
+
 use hyper::http;
 use subtle::ConstantTimeEq;
 use tokio_util::task::AbortOnDropHandle;
@@ -29,7 +31,7 @@ use tonic::service::Interceptor;
 use super::clients::TokenDigest;
 use super::limits::CallInfo;
 use super::metrics::{AuthReason, Metrics, Reloaded};
-use super::reload::{self, Current};
+use super::reload;
 
 /// Why the tokens file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -110,7 +112,7 @@ pub fn rejection_status(reason: AuthReason) -> Status {
 /// The accepted tokens (their digests), swapped when the file changes.
 #[derive(Debug)]
 pub struct Tokens {
-    digests: Arc<Current<Vec<[u8; 32]>>>,
+    digests: Arc<ArcSwap<Vec<[u8; 32]>>>,
 }
 
 impl Tokens {
@@ -123,7 +125,7 @@ impl Tokens {
         let presented = digest(token);
         // Every digest is compared (no early exit).
         let mut found = subtle::Choice::from(0);
-        for d in self.digests.get().iter() {
+        for d in self.digests.load().iter() {
             found |= d.ct_eq(&presented);
         }
         if bool::from(found) {
@@ -165,7 +167,7 @@ pub fn load(
         path: path.clone(),
         source,
     })?;
-    let current = Arc::new(Current::new(digests(&path, &bytes)?));
+    let current = Arc::new(ArcSwap::from_pointee(digests(&path, &bytes)?));
     let watched = path.clone();
     let _watcher = reload::watch(
         Reloaded::Auth,
@@ -243,7 +245,7 @@ mod tests {
     #[test]
     fn bearer_values() {
         let tokens = Tokens {
-            digests: Arc::new(Current::new(vec![digest(b"s3cret")])),
+            digests: Arc::new(ArcSwap::from_pointee(vec![digest(b"s3cret")])),
         };
         assert_eq!(tokens.check(None), Err(AuthReason::Missing));
         assert_eq!(tokens.check(Some(b"s3cret")), Err(AuthReason::Malformed));

@@ -11,9 +11,10 @@
 
 use std::fmt::Display;
 use std::path::PathBuf;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
 use tokio_util::task::AbortOnDropHandle;
 
 use super::metrics::{Metrics, Reloaded};
@@ -29,28 +30,6 @@ pub fn read_all(paths: &[PathBuf]) -> Result<Contents, (PathBuf, std::io::Error)
         .collect()
 }
 
-/// What the files currently give: readers take it, the re-reading task
-/// swaps it.
-#[derive(Debug)]
-pub struct Current<T>(RwLock<Arc<T>>);
-
-impl<T> Current<T> {
-    /// Holding `value` until the files change.
-    pub fn new(value: impl Into<Arc<T>>) -> Current<T> {
-        Current(RwLock::new(value.into()))
-    }
-
-    /// The value now (a poisoned lock still holds a whole value: a swap is
-    /// one store).
-    pub fn get(&self) -> Arc<T> {
-        Arc::clone(&self.0.read().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    fn set(&self, value: impl Into<Arc<T>>) {
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = value.into();
-    }
-}
-
 /// Polls `paths` every `every` and, when their contents differ from
 /// `initial` (and from the last contents seen), stores what `build` makes
 /// of them in `target`; a `build` error keeps the old value. `what` names
@@ -62,7 +41,7 @@ pub fn watch<T, E, F>(
     every: Duration,
     initial: Contents,
     metrics: Arc<Metrics>,
-    target: Arc<Current<T>>,
+    target: Arc<ArcSwap<T>>,
     build: F,
 ) -> AbortOnDropHandle<()>
 where
@@ -106,7 +85,7 @@ where
             }
             match build(&contents) {
                 Ok(value) => {
-                    target.set(value);
+                    target.store(Arc::new(value));
                     tracing::info!(what = what.label(), "changed files re-read and applied");
                     metrics.reloaded(what, true);
                 }

@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
+
 use futures::Stream;
 
 use super::tls_failure::{FailureLog, HandshakeFailure};
@@ -38,7 +40,7 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 
 use super::config::TlsConfig;
 use super::metrics::{Metrics, Reloaded};
-use super::reload::{self, Contents, Current};
+use super::reload::{self, Contents};
 use super::transport::Peer;
 
 /// How long a client may take to finish its TLS handshake.
@@ -243,7 +245,7 @@ fn check_validity(
 
 /// The server's current TLS configuration (the one new handshakes use),
 /// swapped when the files change.
-pub type Certificates = Current<ServerConfig>;
+pub type Certificates = ArcSwap<ServerConfig>;
 
 /// The TLS side of a server: the certificates and the task re-reading
 /// them (aborted when this is dropped).
@@ -262,7 +264,7 @@ pub fn load(config: &TlsConfig, metrics: &Arc<Metrics>) -> Result<Option<Tls>, T
         return Ok(None);
     };
     let contents = files.read()?;
-    let certificates = Arc::new(Current::new(files.build(&contents)?));
+    let certificates = Arc::new(ArcSwap::from_pointee(files.build(&contents)?));
     let _watcher = reload::watch(
         Reloaded::Tls,
         files.paths(),
@@ -319,7 +321,7 @@ pub fn incoming(
             };
             let _ = tcp.set_nodelay(true);
             let peer = tcp.peer_addr().ok();
-            let acceptor = TlsAcceptor::from(certificates.get());
+            let acceptor = TlsAcceptor::from(certificates.load_full());
             let tx = tx.clone();
             let metrics = Arc::clone(&metrics);
             let failures = Arc::clone(&failures);
