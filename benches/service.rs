@@ -80,7 +80,7 @@ fn cases(rows: &[Vec<u64>]) -> Vec<pb::Case> {
 /// (`service::alloc`), here process-wide: it applies to both sides of
 /// each comparison.
 fn tune_allocator() {
-    stonegame::service::alloc::keep_freed_memory();
+    stonegame::service::state::alloc::keep_freed_memory();
 }
 
 fn server(rt: &tokio::runtime::Runtime) -> RunningServer {

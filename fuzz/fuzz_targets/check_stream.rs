@@ -1,4 +1,4 @@
-//! The streaming Check (`stonegame::service::check`): the test input and the
+//! The streaming Check (`stonegame::service::rpc::check`): the test input and the
 //! answer cut into chunks of fuzzer-chosen sizes, interleaved in a
 //! fuzzer-chosen order, sent as `CheckRequest` messages through the
 //! service's `route` into its `Pipes`, while the checker reads the
@@ -22,7 +22,7 @@
 use libfuzzer_sys::fuzz_target;
 use stonegame::judge::OnPool;
 use stonegame::judge::check::{check, check_with};
-use stonegame::service::check::{Pipes, route};
+use stonegame::service::rpc::check::{Pipes, route};
 use stonegame::service::pb::{self, CheckRequest, check_request::Part};
 use stonegame::wire::convert::variant_from_wire;
 use tonic::Code;

@@ -14,7 +14,7 @@
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use stonegame::service::limits::{deadline_in, parse_grpc_timeout};
+use stonegame::service::state::limits::{deadline_in, parse_grpc_timeout};
 use tonic::codegen::http::{HeaderMap, HeaderValue};
 
 /// The spec's reading, independently of the server's (which works on

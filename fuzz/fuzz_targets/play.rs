@@ -26,9 +26,9 @@ use prost::Message;
 use stonegame::core::cancel::Never;
 use stonegame::core::game::{Bot, Game, GameRow, GameState, WhenLost};
 use stonegame::core::{ValidRow, Variant};
-use stonegame::service::convert::PlayStart;
+use stonegame::service::rpc::convert::PlayStart;
 use stonegame::service::pb::play_request::Action;
-use stonegame::service::play_token::{DIGEST_BYTES, TokenError, TokenGame, TokenKey};
+use stonegame::service::state::play_token::{DIGEST_BYTES, TokenError, TokenGame, TokenKey};
 use stonegame::service::{Config, Limits, pb};
 use stonegame_fuzz::is_legal;
 

@@ -20,8 +20,8 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use stonegame::core::{MAX_PILE, Move, Side};
-use stonegame::service::convert::SuggestMove;
-use stonegame::service::suggest::respond;
+use stonegame::service::rpc::convert::SuggestMove;
+use stonegame::service::rpc::suggest::respond;
 use stonegame::service::{Config, Limits, pb};
 use stonegame_fuzz::{assert_solved_right, is_legal};
 

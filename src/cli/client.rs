@@ -201,7 +201,7 @@ pub struct LoadtestArgs {
 
 /// Runs the command.
 pub fn run(cmd: ClientCommand) -> ExitCode {
-    crate::service::alloc::keep_freed_memory();
+    crate::service::state::alloc::keep_freed_memory();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),

@@ -5,14 +5,16 @@
 //! bound address is printed as `listening on ADDR` on stderr, and the
 //! Prometheus endpoint's as `metrics on ADDR` (unless `metrics.listen` is
 //! empty). malloc is
-//! tuned to keep freed buffers (`crate::service::alloc`) before the runtime
+//! tuned to keep freed buffers (`crate::service::state::alloc`) before the runtime
 //! starts.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::service::config::telemetry;
 use crate::service::config::{Config, Overrides};
-use crate::service::{alloc, serve, telemetry};
+use crate::service::serve;
+use crate::service::state::alloc;
 
 use super::{CliResult, exit};
 

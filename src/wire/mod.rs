@@ -11,7 +11,7 @@
 //! * [`MAX_FRAME_SIZE`] — the HTTP/2 frame size both ends announce.
 //!
 //! Validation against a server's limits is the service's business
-//! ([`crate::service::validate`]); this module only encodes and decodes.
+//! ([`crate::service::rpc::validate`]); this module only encodes and decodes.
 
 pub mod convert;
 pub mod le;

@@ -38,6 +38,7 @@ mod service_errors;
 mod service_hostile;
 mod service_interop_python;
 mod service_judge;
+mod service_layers;
 mod service_loadtest;
 mod service_metrics;
 mod service_play;

@@ -155,6 +155,43 @@ label_value! {
     },
 }
 
+label_enum! {
+    /// Why a TLS handshake failed: the `reason` label of
+    /// `stonegame_tls_handshake_failures_total` (read from rustls' error by
+    /// the edge's `tls_failure`).
+    HandshakeFailure as "reason" {
+        /// mTLS: the client sent no certificate.
+        NoClientCertificate => "no_client_certificate",
+        /// The client's certificate is not signed by `tls.client_ca_file`.
+        UnknownCa => "unknown_ca",
+        /// The client's certificate has expired (or is not yet valid).
+        Expired => "expired",
+        /// The client's certificate cannot be used (malformed, X.509 v1, wrong
+        /// key usage, revoked, …).
+        BadCertificate => "bad_certificate",
+        /// The client did not speak TLS (plaintext HTTP/2 or HTTP/1.1 on the
+        /// TLS port).
+        Plaintext => "plaintext",
+        /// The handshake did not finish in time.
+        Timeout => "timeout",
+        /// Anything else (the client hung up, a protocol mismatch, …).
+        Other => "other",
+    }
+}
+
+label_enum! {
+    /// The protocol a call came in: the `protocol` label (told by the
+    /// edge's web layers).
+    Protocol as "protocol" {
+        /// gRPC over HTTP/2.
+        Grpc => "grpc",
+        /// gRPC-Web (`application/grpc-web…`), over HTTP/1.1 or HTTP/2.
+        GrpcWeb => "grpc_web",
+        /// The Connect protocol's unary JSON form.
+        Connect => "connect",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

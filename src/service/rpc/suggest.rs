@@ -1,0 +1,133 @@
+//! `SuggestMove`: the verdict, the winning moves and the move of a bot of a
+//! given strength in one position.
+//!
+//! Strength s ∈ [0, 1] (default 1): with probability s the bot plays the
+//! optimal move (a winning move when one exists, else the core's
+//! [`bot_move`](crate::core::bot_move)), otherwise a uniformly random legal
+//! move. The randomness is a `ChaCha8Rng` seeded from the request's `seed`,
+//! so the same request gives the same move.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tonic::{Request, Response, Status};
+
+use crate::core::moves::{analyze_cancellable, random_end_move};
+use crate::core::{Analysis, Move, Variant};
+
+use crate::service::pb;
+use crate::service::rpc::convert::SuggestMove;
+use crate::service::state::State;
+use crate::service::state::clients::ClientKey;
+use crate::service::state::limits::cells_of;
+
+/// Answers one SuggestMove request.
+#[tracing::instrument(
+    name = "SuggestMove",
+    level = "debug",
+    skip_all,
+    fields(piles = request.get_ref().piles.len())
+)]
+pub async fn suggest_move(
+    state: &Arc<State>,
+    request: Request<pb::SuggestMoveRequest>,
+) -> Result<Response<pb::SuggestMoveResponse>, Status> {
+    let _permit = state.admit_rpc(ClientKey::of(&request))?;
+    let started = Instant::now();
+    let req = SuggestMove::try_from((request.into_inner(), &state.limits))?;
+    let (variant, strength, row) = (req.variant, req.strength, req.row);
+    let n = row.len();
+    let cells = cells_of(n, variant == Variant::TwoEnds);
+    let reservation = state.admit_work(cells, n as u64)?;
+    // If tonic drops this future (client gone, deadline passed), the guard
+    // stops the work on the pool.
+    let cancel = state.rpc_token();
+    let _guard = cancel.clone().drop_guard();
+    let metrics = Arc::clone(&state.metrics);
+    let seed = req.seed;
+    let response = state
+        .run_cpu_sized(cells, move || {
+            let _reservation = reservation;
+            let cancelled = || cancel.is_cancelled();
+            let analysis = metrics.count_case(variant, row.len(), || {
+                analyze_cancellable(&row, variant, &cancelled)
+            })?;
+            Some(respond(&row, variant, strength, seed, analysis))
+        })
+        .await?
+        .ok_or_else(|| Status::cancelled("the request was cancelled"))?;
+    // Debug, not info: at tens of thousands of calls per second an info
+    // line per call would cost more than the call.
+    tracing::debug!(
+        piles = n,
+        %variant,
+        strength,
+        elapsed_us = started.elapsed().as_micros() as u64,
+        "SuggestMove"
+    );
+    Ok(Response::new(response))
+}
+
+/// Picks the bot's move and explains it.
+pub fn respond(
+    piles: &[u64],
+    variant: Variant,
+    strength: f64,
+    seed: u64,
+    analysis: Analysis,
+) -> pb::SuggestMoveResponse {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
+    let (chosen, explanation) = if optimal {
+        let why = if analysis.first_player_wins {
+            format!("winning move: {}", analysis.best_move)
+        } else {
+            format!(
+                "the position is lost against perfect play; the bot prolongs the game: {}",
+                analysis.best_move
+            )
+        };
+        (analysis.best_move, why)
+    } else {
+        let m = random_legal_move(piles, variant, &mut rng);
+        (
+            m,
+            format!("random move (strength {strength}, seed {seed}): {m}"),
+        )
+    };
+    pb::SuggestMoveResponse {
+        mover_wins: analysis.first_player_wins,
+        chosen: Some(chosen.into()),
+        winning_moves: analysis.winning_moves.into_iter().map(Into::into).collect(),
+        explanation,
+    }
+}
+
+/// A uniformly random legal move of a non-empty row, without listing them
+/// (piles may hold up to 2^63−1 stones).
+pub fn random_legal_move(piles: &[u64], variant: Variant, rng: &mut impl Rng) -> Move {
+    let two_sided = variant == Variant::TwoEnds && piles.len() >= 2;
+    random_end_move(piles[0], piles[piles.len() - 1], two_sided, rng)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::moves::legal_moves;
+    use std::collections::HashSet;
+
+    #[test]
+    fn random_moves_are_legal_and_cover_all() {
+        let piles = [3, 5, 2];
+        let legal: HashSet<Move> = legal_moves(&piles, Variant::TwoEnds).into_iter().collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let seen: HashSet<Move> = (0..500)
+            .map(|_| random_legal_move(&piles, Variant::TwoEnds, &mut rng))
+            .collect();
+        assert_eq!(seen, legal);
+        let m = random_legal_move(&[u64::MAX / 2, u64::MAX / 2], Variant::TwoEnds, &mut rng);
+        assert!(m.take >= 1);
+    }
+}
