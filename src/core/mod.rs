@@ -65,6 +65,7 @@ pub mod kernel;
 pub mod leftmost;
 pub mod moves;
 pub mod planted;
+pub mod remoteness;
 pub mod row;
 pub mod tables;
 pub mod verdict;
