@@ -35,6 +35,8 @@ fn known_examples_by_the_game_tree() {
     ] {
         assert_eq!(ex.remoteness(&row), r, "{row:?}");
     }
-    assert_eq!(ex.remoteness(&[3, 2, 1, 1, 3, 4]), 10);
-    assert_eq!(ex.remoteness(&[2, 2, 1, 1, 3, 4]), 12);
+    // From (4, 2, 1, 1, 3, 4), taking one stone from the left leaves a row
+    // of remoteness 9 (the game then lasts 10 plies), taking two 11 (12).
+    assert_eq!(ex.remoteness(&[3, 2, 1, 1, 3, 4]), 9);
+    assert_eq!(ex.remoteness(&[2, 2, 1, 1, 3, 4]), 11);
 }
