@@ -7,11 +7,13 @@
 //! `(a_i, …, a_{j−1}, y)`. Those of length s come from those of length
 //! s − 1 through the curve function `C` of the interior `a_{i+1} … a_{j−1}`.
 
+use rayon::prelude::*;
+
 use super::super::cancel::Cancel;
 use super::super::moves::Side;
 use super::super::tables::{left_step, right_step};
 use super::MoveRange;
-use super::pl::{END, INF, Pl, Shift, ranges_below};
+use super::pl::{END, Few, INF, Pl, Shift, ranges_below};
 
 /// `f(y)`: the left pile that makes `(f(y), I, y)` lost, for an interior
 /// with end values `(l, r)` (docs/game.md §1, "Why").
@@ -44,16 +46,18 @@ pub fn curve_inv(l: i128, r: i128, x: i128) -> i128 {
     }
 }
 
-fn shifts(parts: &[(i128, i128, i128)]) -> Vec<Shift> {
-    parts
-        .iter()
-        .filter(|&&(s, e, _)| s < e)
-        .map(|&(start, end, shift)| Shift { start, end, shift })
-        .collect()
+fn shifts(parts: &[(i128, i128, i128)]) -> Few<Shift> {
+    let mut out = Few::new();
+    for &(start, end, shift) in parts {
+        if start < end {
+            out.push(Shift { start, end, shift });
+        }
+    }
+    out
 }
 
 /// [`curve`] as maps `y ↦ y + shift`.
-pub fn curve_shifts(l: i128, r: i128) -> Vec<Shift> {
+pub fn curve_shifts(l: i128, r: i128) -> Few<Shift> {
     if l == 0 {
         shifts(&[(0, END, 0)])
     } else if l == r {
@@ -78,7 +82,7 @@ pub fn curve_shifts(l: i128, r: i128) -> Vec<Shift> {
 }
 
 /// [`curve_inv`] as maps `x ↦ x + shift`.
-pub fn curve_inv_shifts(l: i128, r: i128) -> Vec<Shift> {
+pub fn curve_inv_shifts(l: i128, r: i128) -> Few<Shift> {
     if l == 0 {
         shifts(&[(0, END, 0)])
     } else if l == r {
@@ -102,30 +106,44 @@ pub fn curve_inv_shifts(l: i128, r: i128) -> Vec<Shift> {
     }
 }
 
-/// The remoteness `C(y)` of the lost positions `(f(y), I, y)` of an
-/// interior I with end values `(l, r)`, from `p(x) = rem(x, I)` and
-/// `q(y) = rem(I, y)`:
+/// Scratch functions reused from one segment to the next (no allocation
+/// once they have grown).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    a: Pl,
+    b: Pl,
+    mask: Pl,
+    /// The curve of the current interior.
+    pub c: Pl,
+}
+
+/// Into `ws.c`: the remoteness `C(y)` of the lost positions
+/// `(f(y), I, y)` of an interior I with end values `(l, r)`, from
+/// `p(x) = rem(x, I)` and `q(y) = rem(I, y)`:
 ///
 /// `C(0) = p(l)`, `C(r) = q(r)`, and for the other `y ≥ 1`
 /// `C(y) = max(2 + max_{1 ≤ y' < y} C(y'), G(y))` with
 /// `G(y) = 1 + max(q(y), p(f(y)), 1 + C(0) if 1 ≤ l < f(y))`.
-pub fn curve_remoteness(p: &Pl, q: &Pl, l: i128, r: i128) -> Pl {
+pub fn curve_remoteness(p: &Pl, q: &Pl, l: i128, r: i128, ws: &mut Scratch) {
     let c0 = p.eval(l);
-    let mut g = p.compose(&curve_shifts(l, r)).combine(q, true);
+    p.compose_into(&curve_shifts(l, r), &mut ws.a);
+    ws.a.combine_into(q, true, &mut ws.b);
     if l >= 1 {
         // f(y) > l exactly for y ≥ l (l < r) or y > l (l ≥ r), y ≠ r.
         let from = if l < r { l } else { l + 1 };
-        g = g.combine(&Pl::indicator(&[(from, END)], c0 + 1, -INF), true);
+        ws.mask.set_indicator(&[(from, END)], c0 + 1, -INF);
+        ws.b.combine_into(&ws.mask, true, &mut ws.a);
+        std::mem::swap(&mut ws.a, &mut ws.b);
     }
-    let g = g.add(1);
+    ws.b.add(1);
     let forced = (r >= 1).then(|| (r, q.eval(r)));
-    running_max(&g, forced, c0)
+    running_max(&ws.b, forced, c0, &mut ws.c);
 }
 
 /// `C(0) = c0`, `C(y) = v` at the forced point `(y, v)`, and elsewhere on
 /// `1 .. END`, `C(y) = max(2 + max_{1 ≤ y' < y} C(y'), g(y))`.
-fn running_max(g: &Pl, forced: Option<(i128, i128)>, c0: i128) -> Pl {
-    let mut out = Pl::with_capacity(g.len() + 4);
+fn running_max(g: &Pl, forced: Option<(i128, i128)>, c0: i128, out: &mut Pl) {
+    out.clear();
     out.push(0, c0, 0);
     // The largest C(y') so far (y' ≥ 1).
     let mut best: Option<i128> = None;
@@ -168,65 +186,68 @@ fn running_max(g: &Pl, forced: Option<(i128, i128)>, c0: i128) -> Pl {
         match forced {
             Some((fy, fv)) if s <= fy && fy < e => {
                 if s < fy {
-                    run(&mut out, &mut best, s, fy, piece.at(s), piece.slope);
+                    run(out, &mut best, s, fy, piece.at(s), piece.slope);
                 }
                 out.push(fy, fv, 0);
                 best = Some(best.map_or(fv, |b| b.max(fv)));
                 if fy + 1 < e {
-                    run(
-                        &mut out,
-                        &mut best,
-                        fy + 1,
-                        e,
-                        piece.at(fy + 1),
-                        piece.slope,
-                    );
+                    run(out, &mut best, fy + 1, e, piece.at(fy + 1), piece.slope);
                 }
             }
-            _ => run(&mut out, &mut best, s, e, piece.at(s), piece.slope),
+            _ => run(out, &mut best, s, e, piece.at(s), piece.slope),
         }
     }
-    out
 }
 
-/// `P(x) = rem(x, I, y_end)` for every x from the curve `c` of I, and
-/// `p0 = rem(I, y_end)`.
-pub fn left_free(c: &Pl, l: i128, r: i128, y_end: i128, p0: i128) -> Pl {
+/// Into `out`: `P(x) = rem(x, I, y_end)` for every x from the curve
+/// `ws.c` of I, and `p0 = rem(I, y_end)`.
+pub fn left_free(ws: &mut Scratch, l: i128, r: i128, y_end: i128, p0: i128, out: &mut Pl) {
+    let c = &ws.c;
     let fy = curve(l, r, y_end);
     let cy = c.eval(y_end);
     let inv = curve_inv_shifts(l, r);
     // The lost child (x, I, f⁻¹(x)) when f⁻¹(x) < y_end …
-    let moved_right = c.compose(&inv).combine(
-        &Pl::indicator(&ranges_below(&inv, y_end, 0), -INF, INF),
-        true,
-    );
+    c.compose_into(&inv, &mut ws.a);
+    ws.mask
+        .set_indicator(&ranges_below(&inv, y_end, 0), -INF, INF);
+    ws.a.combine_into(&ws.mask, true, &mut ws.b);
     // … and (f(y_end), I, y_end) when f(y_end) < x.
-    let moved_left = Pl::indicator(&[(fy + 1, END)], cy, INF);
-    let mut out = moved_right.combine(&moved_left, false).add(1);
-    out = out.set_point(0, p0);
-    if fy >= 1 {
-        out = out.set_point(fy, cy);
-    }
-    out
+    ws.mask.set_indicator(&[(fy + 1, END)], cy, INF);
+    ws.b.combine_into(&ws.mask, false, &mut ws.a);
+    ws.a.add(1);
+    finish(&ws.a, p0, fy, cy, &mut ws.b, out);
 }
 
-/// `Q(y) = rem(x_end, I, y)` for every y from the curve `c` of I, and
-/// `q0 = rem(x_end, I)`.
-pub fn right_free(c: &Pl, l: i128, r: i128, x_end: i128, q0: i128) -> Pl {
+/// `out` = `m` with `m(0) = v0` and `m(point) = v` when `point ≥ 1`.
+fn finish(m: &Pl, v0: i128, point: i128, v: i128, tmp: &mut Pl, out: &mut Pl) {
+    if point >= 1 {
+        m.set_point_into(0, v0, tmp);
+        tmp.set_point_into(point, v, out);
+    } else {
+        m.set_point_into(0, v0, out);
+    }
+}
+
+/// Into `out`: `Q(y) = rem(x_end, I, y)` for every y from the curve `ws.c`
+/// of I, and `q0 = rem(x_end, I)`.
+pub fn right_free(ws: &mut Scratch, l: i128, r: i128, x_end: i128, q0: i128, out: &mut Pl) {
+    let c = &ws.c;
     let yx = curve_inv(l, r, x_end);
     let cx = c.eval(yx);
     let f = curve_shifts(l, r);
     // The lost child (f(y), I, y) when f(y) < x_end …
-    let moved_left = c.combine(&Pl::indicator(&ranges_below(&f, x_end, 0), -INF, INF), true);
+    ws.mask
+        .set_indicator(&ranges_below(&f, x_end, 0), -INF, INF);
+    c.combine_into(&ws.mask, true, &mut ws.a);
     // … and (x_end, I, f⁻¹(x_end)) when f⁻¹(x_end) < y.
-    let moved_right = Pl::indicator(&[(yx + 1, END)], cx, INF);
-    let mut out = moved_left.combine(&moved_right, false).add(1);
-    out = out.set_point(0, q0);
-    if yx >= 1 {
-        out = out.set_point(yx, cx);
-    }
-    out
+    ws.mask.set_indicator(&[(yx + 1, END)], cx, INF);
+    ws.a.combine_into(&ws.mask, false, &mut ws.b);
+    ws.b.add(1);
+    finish(&ws.b, q0, yx, cx, &mut ws.a, out);
 }
+
+/// Layers of at least this many segments are split across threads.
+pub const PARALLEL_MIN_SEGMENTS: usize = 2048;
 
 /// What the DP returns for a whole row of n ≥ 2 piles.
 #[derive(Debug, Clone)]
@@ -253,13 +274,14 @@ pub fn row_functions<C: Cancel + ?Sized>(
         u.push(1, 1, 0);
         u
     };
-    let mut p_layer = vec![unit.clone(); n];
-    let mut q_layer = vec![unit; n];
+    // (P, Q) of the segments of the current length, by first index.
+    let mut layer = vec![(unit.clone(), unit); n];
+    let mut next = vec![(Pl::default(), Pl::default()); n];
+    let mut ws = Scratch::default();
     // (left, right) of the intervals of length k = s − 2, by first index.
     let mut lr: Vec<(u64, u64)> = piles.iter().map(|&v| (v, v)).collect();
     let mut k = 1;
     let mut max_pieces = 2;
-    let two_piles = Pl::line(0, 2);
     for s in 2..=n {
         cancel.check()?;
         if s >= 4 {
@@ -275,31 +297,50 @@ pub fn row_functions<C: Cancel + ?Sized>(
             lr.truncate(n - k);
             k += 1;
         }
-        let mut next_p = Vec::with_capacity(n - s + 1);
-        let mut next_q = Vec::with_capacity(n - s + 1);
-        for i in 0..=n - s {
+        let (layer_ref, lr_ref, a_ref) = (&layer, &lr, &a);
+        // One segment a_i … a_{i+s−1}: its (P, Q) into `out`, its most pieces.
+        let segment = move |i: usize, out: &mut (Pl, Pl), ws: &mut Scratch| -> usize {
             let j = i + s - 1;
-            let (c, l, r) = if s == 2 {
-                (two_piles.clone(), 0, 0)
+            let (l, r) = if s == 2 {
+                ws.c.clear();
+                ws.c.push(0, 0, 2);
+                (0, 0)
             } else {
-                let (l, r) = lr[i + 1];
+                let (l, r) = lr_ref[i + 1];
                 let (l, r) = (i128::from(l), i128::from(r));
-                (curve_remoteness(&p_layer[i], &q_layer[i + 1], l, r), l, r)
+                curve_remoteness(&layer_ref[i].0, &layer_ref[i + 1].1, l, r, ws);
+                (l, r)
             };
-            let p0 = q_layer[i + 1].eval(a[j]);
-            let q0 = p_layer[i].eval(a[i]);
-            let p = left_free(&c, l, r, a[j], p0);
-            let q = right_free(&c, l, r, a[i], q0);
-            max_pieces = max_pieces.max(c.len()).max(p.len()).max(q.len());
-            next_p.push(p);
-            next_q.push(q);
-        }
-        p_layer = next_p;
-        q_layer = next_q;
+            let p0 = layer_ref[i + 1].1.eval(a_ref[j]);
+            let q0 = layer_ref[i].0.eval(a_ref[i]);
+            left_free(ws, l, r, a_ref[j], p0, &mut out.0);
+            right_free(ws, l, r, a_ref[i], q0, &mut out.1);
+            ws.c.len().max(out.0.len()).max(out.1.len())
+        };
+        let count = n - s + 1;
+        let most = if count >= PARALLEL_MIN_SEGMENTS {
+            next[..count]
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(256)
+                .map_init(Scratch::default, |ws, (i, out)| segment(i, out, ws))
+                .max()
+                .unwrap_or(0)
+        } else {
+            let mut most = 0;
+            for (i, out) in next[..count].iter_mut().enumerate() {
+                most = most.max(segment(i, out, &mut ws));
+            }
+            most
+        };
+        max_pieces = max_pieces.max(most);
+        std::mem::swap(&mut layer, &mut next);
     }
+    layer.truncate(1);
+    let (left, right) = layer.pop().expect("one segment");
     Ok(RowFunctions {
-        left: p_layer.pop().expect("one segment"),
-        right: q_layer.pop().expect("one segment"),
+        left,
+        right,
         max_pieces,
     })
 }

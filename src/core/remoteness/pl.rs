@@ -34,7 +34,7 @@ impl Piece {
 /// A map `x ↦ x + shift` on `start .. end`: the pieces of an interval's
 /// curve `f` and of its inverse (every piece has slope 1, single points
 /// included).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Shift {
     pub start: i128,
     pub end: i128,
@@ -56,26 +56,20 @@ impl Pl {
         }
     }
 
-    /// The line `value + slope · x` on the whole domain.
-    pub fn line(value: i128, slope: i128) -> Pl {
-        Pl {
-            pieces: vec![Piece {
-                start: 0,
-                value,
-                slope,
-            }],
+    /// Makes `self` the function `inside` on the given ranges (in order,
+    /// disjoint), `outside` elsewhere.
+    pub fn set_indicator(&mut self, ranges: &[(i128, i128)], inside: i128, outside: i128) {
+        self.pieces.clear();
+        self.push(0, outside, 0);
+        for &(s, e) in ranges {
+            self.push(s, inside, 0);
+            self.push(e, outside, 0);
         }
     }
 
-    /// `inside` on the given ranges (in order, disjoint), `outside` elsewhere.
-    pub fn indicator(ranges: &[(i128, i128)], inside: i128, outside: i128) -> Pl {
-        let mut out = Pl::with_capacity(2 * ranges.len() + 1);
-        out.push(0, outside, 0);
-        for &(s, e) in ranges {
-            out.push(s, inside, 0);
-            out.push(e, outside, 0);
-        }
-        out
+    /// Empties the function (keeping its storage) to push pieces anew.
+    pub fn clear(&mut self) {
+        self.pieces.clear();
     }
 
     /// The pieces.
@@ -130,17 +124,16 @@ impl Pl {
         self.pieces[self.find(x)].at(x)
     }
 
-    /// `self + c`.
-    pub fn add(mut self, c: i128) -> Pl {
+    /// Adds `c` to every value.
+    pub fn add(&mut self, c: i128) {
         for p in &mut self.pieces {
             p.value += c;
         }
-        self
     }
 
-    /// The same function with the value `v` at the one point `x`.
-    pub fn set_point(&self, x: i128, v: i128) -> Pl {
-        let mut out = Pl::with_capacity(self.len() + 2);
+    /// Into `out`: the same function with the value `v` at the one point `x`.
+    pub fn set_point_into(&self, x: i128, v: i128, out: &mut Pl) {
+        out.clear();
         for (k, p) in self.pieces.iter().enumerate() {
             let e = self.end_of(k);
             if e <= x || p.start > x {
@@ -156,13 +149,13 @@ impl Pl {
                 out.push(x + 1, p.at(x + 1), p.slope);
             }
         }
-        out
     }
 
-    /// Pointwise maximum (`max = true`) or minimum of two functions.
-    pub fn combine(&self, other: &Pl, max: bool) -> Pl {
+    /// Into `out`: the pointwise maximum (`max = true`) or minimum of two
+    /// functions.
+    pub fn combine_into(&self, other: &Pl, max: bool, out: &mut Pl) {
         let sign: i128 = if max { 1 } else { -1 };
-        let mut out = Pl::with_capacity(self.len() + other.len() + 2);
+        out.clear();
         let (mut ia, mut ib) = (0, 0);
         let mut t = 0;
         while t < END {
@@ -197,13 +190,12 @@ impl Pl {
                 ib += 1;
             }
         }
-        out
     }
 
-    /// `self ∘ inner`, where `inner` covers `0 .. END` in order and maps
-    /// into the domain.
-    pub fn compose(&self, inner: &[Shift]) -> Pl {
-        let mut out = Pl::with_capacity(self.len() + inner.len() + 2);
+    /// Into `out`: `self ∘ inner`, where `inner` covers `0 .. END` in order
+    /// and maps into the domain.
+    pub fn compose_into(&self, inner: &[Shift], out: &mut Pl) {
+        out.clear();
         for sh in inner {
             let (lo, hi) = (sh.start + sh.shift, sh.end + sh.shift);
             debug_assert!(0 <= lo && hi <= END, "{sh:?}");
@@ -216,13 +208,47 @@ impl Pl {
                 k += 1;
             }
         }
-        out
+    }
+}
+
+/// At most [`MAX_SHIFTS`] items on the stack.
+#[derive(Debug, Clone, Copy)]
+pub struct Few<T: Copy + Default> {
+    items: [T; MAX_SHIFTS],
+    len: usize,
+}
+
+/// The most ranges of a curve map.
+pub const MAX_SHIFTS: usize = 5;
+
+impl<T: Copy + Default> Few<T> {
+    pub fn new() -> Self {
+        Few {
+            items: [T::default(); MAX_SHIFTS],
+            len: 0,
+        }
+    }
+
+    pub fn push(&mut self, t: T) {
+        self.items[self.len] = t;
+        self.len += 1;
+    }
+
+    pub fn last_mut(&mut self) -> Option<&mut T> {
+        self.len.checked_sub(1).map(|k| &mut self.items[k])
+    }
+}
+
+impl<T: Copy + Default> std::ops::Deref for Few<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.items[..self.len]
     }
 }
 
 /// The ranges of `x` (in order) where `inner(x) < hi`, within `from .. END`.
-pub fn ranges_below(inner: &[Shift], hi: i128, from: i128) -> Vec<(i128, i128)> {
-    let mut out: Vec<(i128, i128)> = Vec::with_capacity(inner.len());
+pub fn ranges_below(inner: &[Shift], hi: i128, from: i128) -> Few<(i128, i128)> {
+    let mut out: Few<(i128, i128)> = Few::new();
     for sh in inner {
         let s = sh.start.max(from);
         let e = sh.end.min(hi - sh.shift);

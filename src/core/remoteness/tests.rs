@@ -347,3 +347,30 @@ fn time_remoteness_beside_the_verdict() {
         );
     }
 }
+
+/// A row long enough for the parallel layers: parity is the verdict,
+/// reversal keeps the remoteness, pieces within the bound.
+#[test]
+fn parallel_layers_agree_with_the_verdict_and_reversal() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2100);
+    let n = dp::PARALLEL_MIN_SEGMENTS + 60;
+    for max in [3, 1_000_000_000] {
+        let mut row = random_row(&mut rng, n, max);
+        let t = crate::core::verdict::end_values(&valid(&row)).left_of_tail;
+        if max == 3 && t >= 1 {
+            row[0] = t; // a planted loss
+        }
+        let v = valid(&row);
+        let solved = solve_with(&v, Variant::TwoEnds, &Never).unwrap();
+        assert_eq!(
+            solved.remoteness % 2 == 1,
+            first_player_wins(&v, Variant::TwoEnds)
+        );
+        assert!(solved.max_pieces <= PIECE_BOUND, "{}", solved.max_pieces);
+        let rev: Vec<u64> = row.iter().rev().copied().collect();
+        assert_eq!(
+            remoteness(&valid(&rev), Variant::TwoEnds),
+            solved.remoteness
+        );
+    }
+}
