@@ -11,6 +11,8 @@
 //! * [`leftmost`] — the leftmost-only variant (docs/game.md §2);
 //! * [`game`] — whole games: O(1) amortized moves, analysis and the bot;
 //! * [`exhaustive`] — a game-tree solver for small rows, the independent truth;
+//! * [`remoteness`] — how long a game lasts under perfect play, the
+//!   remoteness of every move, the fastest win and the longest loss;
 //! * [`planted`] — making first-player losses on purpose (test data);
 //! * [`batch`] — grouping rows into bounded batches for [`solve_valid_batch`].
 //!
@@ -65,6 +67,7 @@ pub mod kernel;
 pub mod leftmost;
 pub mod moves;
 pub mod planted;
+pub mod remoteness;
 pub mod row;
 pub mod tables;
 pub mod verdict;

@@ -1,0 +1,235 @@
+//! Remoteness: how many plies a game lasts when both players play
+//! perfectly, the winner as fast and the loser as slowly as possible
+//! (docs/game.md §5).
+//!
+//! The remoteness of the empty row is 0. A lost position has 1 + the
+//! largest remoteness of its children; a won one 1 + the smallest
+//! remoteness among its children that are lost for the player then to
+//! move. It is odd exactly when the player to move wins.
+//!
+//! * [`remoteness`] — the exact remoteness of any valid row, both variants;
+//! * [`move_ranges`] — every legal move with the remoteness of the position
+//!   it leaves, as ranges on which that is linear, best first;
+//! * [`best_move`] — a fastest winning move, or in a lost position a
+//!   move that resists longest;
+//! * [`exhaustive`] — the game-tree truth for small rows.
+//!
+//! Two-ends rows use an interval DP that carries, for every segment of the
+//! row, the remoteness with one end pile replaced by any value, as exact
+//! piecewise-linear functions: O(n) memory (one layer of segment lengths),
+//! O(n² · k) time with k the number of pieces per function. k stayed at
+//! most [`PIECE_BOUND`] on every row tried (a conjecture, not a theorem);
+//! the result is exact whatever k is, and [`Solved::max_pieces`] reports it.
+//! The leftmost variant is a simple O(n) recursion (docs/game.md §5).
+
+mod dp;
+pub mod exhaustive;
+mod leftmost;
+mod pl;
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod tests;
+
+use super::cancel::{Cancel, Cancelled, Never};
+use super::moves::{Move, Side};
+use super::row::{ValidRow, Variant};
+
+pub use exhaustive::ExhaustiveRemoteness;
+
+/// The most pieces a function of the DP was seen to need. The running time
+/// is quadratic times the pieces actually used; a test fails if a row
+/// needs more than this.
+pub const PIECE_BOUND: usize = 6;
+
+/// The moves of one end that leave `left_min ..= left_max` stones on it,
+/// with the same outcome and a remoteness linear in the stones left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveRange {
+    /// The pile the moves take from (`Left` for the only pile of n = 1).
+    pub side: Side,
+    /// The fewest stones the moves leave on that pile (0: the pile goes).
+    pub left_min: u64,
+    /// The most stones the moves leave on that pile.
+    pub left_max: u64,
+    /// Does the player who makes the move win (the position left is lost
+    /// for the player then to move, its remoteness is even)?
+    pub mover_wins: bool,
+    /// The remoteness of the position left by the move leaving `left_min`.
+    pub remoteness_at_min: u128,
+    /// How much that remoteness grows per extra stone left (exact on the
+    /// whole range).
+    pub slope: i128,
+}
+
+impl MoveRange {
+    /// The remoteness of the position left by leaving `left` stones
+    /// (`left_min ≤ left ≤ left_max`).
+    pub fn remoteness_at(&self, left: u64) -> u128 {
+        debug_assert!(self.left_min <= left && left <= self.left_max);
+        let v = self.remoteness_at_min as i128 + self.slope * i128::from(left - self.left_min);
+        v as u128
+    }
+
+    /// The best move of the range for its mover (fastest win or longest
+    /// loss), more stones left on a tie, and the remoteness it leaves.
+    pub fn best(&self) -> (u64, u128) {
+        let up = if self.mover_wins {
+            self.slope <= 0
+        } else {
+            self.slope >= 0
+        };
+        let left = if up { self.left_max } else { self.left_min };
+        (left, self.remoteness_at(left))
+    }
+
+    /// The move that leaves `left` stones on this range's pile of `pile`.
+    fn to_move(self, pile: u64, left: u64) -> Move {
+        Move::to_remaining(self.side, pile, left)
+    }
+}
+
+/// The remoteness of a row, its moves and the DP's piece count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solved {
+    /// The remoteness of the row.
+    pub remoteness: u128,
+    /// Every legal move, as [`move_ranges`] orders them.
+    pub ranges: Vec<MoveRange>,
+    /// The most pieces of any function the two-ends DP built for the row
+    /// (0 for the leftmost variant and n = 1).
+    pub max_pieces: usize,
+}
+
+/// Solves a row: remoteness, move ranges and piece count, polling
+/// `cancel` once per layer of the DP (every n − s segments).
+pub fn solve_with<C: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
+    variant: Variant,
+    cancel: &C,
+) -> Result<Solved, C::Stop> {
+    cancel.check()?;
+    let piles = row.as_slice();
+    let first = row.first_pile();
+    let mut out = match variant {
+        Variant::Leftmost => leftmost::solve(piles),
+        Variant::TwoEnds if piles.len() == 1 => {
+            let mut ranges = vec![MoveRange {
+                side: Side::Left,
+                left_min: 0,
+                left_max: 0,
+                mover_wins: true,
+                remoteness_at_min: 0,
+                slope: 0,
+            }];
+            if first >= 2 {
+                ranges.push(MoveRange {
+                    side: Side::Left,
+                    left_min: 1,
+                    left_max: first - 1,
+                    mover_wins: false,
+                    remoteness_at_min: 1,
+                    slope: 0,
+                });
+            }
+            Solved {
+                remoteness: 1,
+                ranges,
+                max_pieces: 0,
+            }
+        }
+        Variant::TwoEnds => {
+            let f = dp::row_functions(piles, cancel)?;
+            let mut ranges = dp::ranges(&f.left, Side::Left, first);
+            ranges.extend(dp::ranges(&f.right, Side::Right, row.last_pile()));
+            Solved {
+                remoteness: f.left.eval(i128::from(first)) as u128,
+                ranges,
+                max_pieces: f.max_pieces,
+            }
+        }
+    };
+    sort_best_first(&mut out.ranges);
+    Ok(out)
+}
+
+/// Orders ranges best first for the mover: winning ranges before losing
+/// ones; winning ranges by the smallest remoteness they leave (ascending),
+/// losing ones by the largest (descending); then `Left` before `Right`, then
+/// the range whose best move leaves more stones first.
+fn sort_best_first(ranges: &mut [MoveRange]) {
+    ranges.sort_by(|a, b| {
+        let (xa, ra) = a.best();
+        let (xb, rb) = b.best();
+        b.mover_wins
+            .cmp(&a.mover_wins)
+            .then(if a.mover_wins {
+                ra.cmp(&rb)
+            } else {
+                rb.cmp(&ra)
+            })
+            .then(a.side.cmp(&b.side))
+            .then(xb.cmp(&xa))
+    });
+}
+
+/// The remoteness of a row in plies: odd exactly when the first player
+/// wins.
+pub fn remoteness(row: &ValidRow<'_>, variant: Variant) -> u128 {
+    let Ok(r) = remoteness_with(row, variant, &Never);
+    r
+}
+
+/// [`remoteness`], polling `cancel` once per layer of the DP.
+pub fn remoteness_with<C: Cancel + ?Sized>(
+    row: &ValidRow<'_>,
+    variant: Variant,
+    cancel: &C,
+) -> Result<u128, C::Stop> {
+    match variant {
+        Variant::Leftmost => Ok(leftmost::remoteness(row.as_slice())),
+        Variant::TwoEnds if row.len() == 1 => Ok(1),
+        Variant::TwoEnds => {
+            cancel.check()?;
+            let f = dp::row_functions(row.as_slice(), cancel)?;
+            Ok(f.left.eval(i128::from(row.first_pile())) as u128)
+        }
+    }
+}
+
+/// [`remoteness`], polling `cancelled` once per layer of the DP;
+/// [`Cancelled`] if it returned true on the way.
+pub fn remoteness_cancellable(
+    row: &ValidRow<'_>,
+    variant: Variant,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<u128, Cancelled> {
+    remoteness_with(row, variant, cancelled)
+}
+
+/// Every legal move of a row, grouped into ranges of the same outcome on
+/// which the remoteness of the position left is linear, best first (see
+/// [`MoveRange`]; the order is winning ranges by the fastest win they
+/// hold, then losing ranges by the longest resistance they hold, then
+/// `Left` before `Right`, then more stones left first).
+pub fn move_ranges(row: &ValidRow<'_>, variant: Variant) -> Vec<MoveRange> {
+    let Ok(solved) = solve_with(row, variant, &Never);
+    solved.ranges
+}
+
+/// A best move: in a won position a winning move leaving the smallest
+/// remoteness, in a lost one a move leaving the largest; on a tie the left
+/// pile before the right one, then the move that leaves more stones.
+pub fn best_move(row: &ValidRow<'_>, variant: Variant) -> Move {
+    let ranges = move_ranges(row, variant);
+    best_of(row, &ranges)
+}
+
+fn best_of(row: &ValidRow<'_>, ranges: &[MoveRange]) -> Move {
+    let top = ranges[0];
+    let pile = match top.side {
+        Side::Left => row.first_pile(),
+        Side::Right => row.last_pile(),
+    };
+    top.to_move(pile, top.best().0)
+}
