@@ -1222,3 +1222,219 @@ async fn without_the_handshake_deadline_silent_connections_stay_open() {
     assert_eq!(open, 10);
     server.assert_survived("no handshake deadline").await;
 }
+
+// ---- the public edge (issue 28): a second client address, a canary ----
+
+/// `n` TCP connections to `addr` from `from` (127.0.0.2: an attacker on
+/// another address than the canary's 127.0.0.1), as blocking sockets.
+async fn connect_from(from: &str, addr: &str, n: usize) -> Vec<TcpStream> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket
+            .bind(format!("{from}:0").parse().expect("an address"))
+            .expect("binds the second loopback address");
+        let stream = socket
+            .connect(addr.parse().expect("the server's address"))
+            .await
+            .expect("connects");
+        let std = stream.into_std().expect("a std socket");
+        std.set_nonblocking(false).expect("blocking");
+        out.push(std);
+    }
+    out
+}
+
+/// One JSON SuggestMove `[1, 2]` on a fresh connection from 127.0.0.1: did
+/// it get its 200 with the winning move?
+fn canary_call(addr: &str) -> bool {
+    let Ok(mut sock) = TcpStream::connect(addr) else {
+        return false;
+    };
+    let body = br#"{"piles":[1,2]}"#;
+    let head = format!(
+        "POST /stonegame.v1.StoneGame/SuggestMove HTTP/1.1\r\nHost: stonegame\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    if sock.write_all(head.as_bytes()).is_err() || sock.write_all(body).is_err() {
+        return false;
+    }
+    let _ = sock.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut got = Vec::new();
+    let _ = sock.read_to_end(&mut got);
+    let text = String::from_utf8_lossy(&got);
+    text.starts_with("HTTP/1.1 200") && text.contains(r#""moverWins":true"#)
+}
+
+/// A canary calling every 200 ms until `stop`: (calls ok, calls failed).
+fn canary(
+    addr: String,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<(usize, usize)> {
+    std::thread::spawn(move || {
+        let (mut ok, mut failed) = (0, 0);
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            if canary_call(&addr) {
+                ok += 1;
+            } else {
+                failed += 1;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        (ok, failed)
+    })
+}
+
+/// Waits until each of `socks` is closed by the server (EOF or reset);
+/// returns, per connection, when it was closed after `start` (`None`: still
+/// open at the hang guard).
+fn closed_after(socks: Vec<TcpStream>, start: Instant) -> Vec<Option<Duration>> {
+    let handles: Vec<_> = socks
+        .into_iter()
+        .map(|mut sock| {
+            std::thread::spawn(move || {
+                let (_, closed) = read_until_closed(&mut sock);
+                closed.then(|| start.elapsed())
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("reader"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heads_without_bodies_are_ended_and_one_address_cannot_take_every_slot() {
+    let server = Served::start(&[
+        ("STONEGAME_TRANSPORT__MAX_CONNECTIONS", "64"),
+        ("STONEGAME_TRANSPORT__MAX_CONNECTIONS_PER_IP", "32"),
+        ("STONEGAME_TRANSPORT__REQUEST_BODY_TIMEOUT", "2s"),
+    ]);
+    let addr = server.addr.clone();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let canary = canary(addr.clone(), Arc::clone(&stop));
+    // 100 HTTP/1.1 connections from 127.0.0.2, each a gRPC-Web head that
+    // promises 100 bytes of body and never sends them: 32 are served (the
+    // address's share), the others closed at once.
+    let mut socks = connect_from("127.0.0.2", &addr, 100).await;
+    let start = Instant::now();
+    for sock in &mut socks {
+        let _ = sock.write_all(
+            b"POST /stonegame.v1.StoneGame/SuggestMove HTTP/1.1\r\nHost: stonegame\r\n\
+              Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
+              Content-Length: 100\r\n\r\n",
+        );
+    }
+    let closing = blocking(move || closed_after(socks, start));
+    // The same over HTTP/2 from 127.0.0.1: HEADERS, then no DATA.
+    let (mut h2, _conn) = h2_client(&addr, 65_535).await;
+    let (resp, _body) = h2
+        .send_request(grpc_request(&addr, "SuggestMove"), false)
+        .expect("a stream");
+    let h2_status = tokio::time::timeout(HANG_GUARD, grpc_status(resp))
+        .await
+        .expect("the HTTP/2 stream is answered");
+    let closed = closing.await.expect("reads");
+    // A second after the last close, a new attacker connection is served.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let again = connect_from("127.0.0.2", &addr, 1).await.remove(0);
+    let again_served = blocking(move || {
+        let mut again = again;
+        http1_get(&mut again, "/").starts_with("HTTP/1.1 200")
+    })
+    .await
+    .expect("served again");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (ok, failed) = canary.join().expect("canary");
+    let mut times: Vec<Duration> = closed.iter().flatten().copied().collect();
+    times.sort();
+    let at_once = times
+        .iter()
+        .filter(|t| **t < Duration::from_secs(1))
+        .count();
+    println!(
+        "heads without bodies: 100 connections from 127.0.0.2, {} closed ({at_once} at once, \
+         the last after {:?}); HTTP/2 stream: {h2_status:?}; canary from 127.0.0.1: {ok} ok, \
+         {failed} failed; a new connection from 127.0.0.2 afterwards served: {again_served}",
+        times.len(),
+        times.last()
+    );
+    assert_eq!(times.len(), 100, "every attacker connection is closed");
+    assert_eq!(at_once, 100 - 32, "beyond the address's 32, closed at once");
+    assert_eq!(
+        h2_status.0.as_deref(),
+        Some("4"),
+        "DEADLINE_EXCEEDED: {h2_status:?}"
+    );
+    assert!(
+        h2_status.1.contains("transport.request_body_timeout"),
+        "{h2_status:?}"
+    );
+    assert_eq!(failed, 0, "the canary loses no call");
+    assert!(ok > 0);
+    assert!(again_served);
+    server.assert_survived("heads without bodies").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_head_split_after_its_first_byte_has_the_first_ones_deadline() {
+    // handshake_timeout is 1 s (Served::start); 200 connections.
+    let server = Served::start(&[]);
+    let addr = server.addr.clone();
+    let socks = connect_from("127.0.0.2", &addr, 200).await;
+    let before = server.mem();
+    let (closed, answered) = blocking(move || {
+        let mut socks = socks;
+        // A first request answered on each (kept alive), then a lone `G`.
+        for sock in &mut socks {
+            assert!(http1_get(sock, "/").starts_with("HTTP/1.1 200"));
+            sock.write_all(b"G").expect("writes");
+        }
+        // The rest of a long head, a byte every 100 ms (8 s in all).
+        let rest: Vec<u8> = b"ET / HTTP/1.1\r\nX-Pad: "
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(b'p', 60))
+            .collect();
+        for sock in &mut socks {
+            sock.set_nonblocking(true).expect("nonblocking");
+        }
+        let mut closed = vec![false; socks.len()];
+        let mut answered = 0;
+        let mut chunk = [0u8; 4096];
+        for &byte in &rest {
+            if closed.iter().all(|&c| c) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            for (sock, closed) in socks.iter_mut().zip(closed.iter_mut()) {
+                if *closed {
+                    continue;
+                }
+                match sock.read(&mut chunk) {
+                    Ok(0) => *closed = true,
+                    Ok(_) => answered += 1,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                    Err(_) => *closed = true,
+                }
+                if !*closed && sock.write(&[byte]).is_err() {
+                    *closed = true;
+                }
+            }
+        }
+        (closed.iter().filter(|&&c| c).count(), answered)
+    })
+    .await
+    .expect("split heads");
+    let after = server.mem();
+    println!(
+        "split second heads: 200 connections, {closed} closed by the head deadline, {answered} \
+         answers to the trickled head; RSS {} KiB before, {} KiB after",
+        before.rss_kb, after.rss_kb
+    );
+    assert_eq!(closed, 200, "every trickled second head is cut");
+    assert_eq!(answered, 0);
+    server.assert_survived("split second heads").await;
+}

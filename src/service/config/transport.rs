@@ -52,6 +52,15 @@ pub struct TransportConfig {
     /// Client connections open at once; a connection accepted beyond it is
     /// closed at once.
     pub max_connections: NonZeroUsize,
+    /// Client connections open at once from one IP address; one accepted
+    /// beyond it is closed at once. 0 = no limit (behind a load balancer
+    /// or ingress, where every connection comes from the proxy's address).
+    pub max_connections_per_ip: usize,
+    /// A request body that sends no byte for this long is ended: the call
+    /// fails with DEADLINE_EXCEEDED, the HTTP/2 stream is reset, the
+    /// HTTP/1.1 connection closed; 0 = no limit.
+    #[serde(with = "humantime_serde")]
+    pub request_body_timeout: Duration,
     /// tonic's per-request timeout: an RPC whose response headers are not
     /// ready within it ends with CANCELLED (for SuggestMove and Check this
     /// includes receiving the request); 0 = none (a client's `grpc-timeout`

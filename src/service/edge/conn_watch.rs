@@ -16,7 +16,9 @@
 //! A request's body and its handling have no deadline here (the RPC's own
 //! deadline and limits apply). A new head is told from the rest of a body
 //! by its start, a method in capitals and a space: no gRPC frame, JSON
-//! text or base64 (`grpc-web-text`) begins that way.
+//! text or base64 (`grpc-web-text`) begins that way. The head's deadline
+//! and size count from the first byte after an answer, however the client
+//! splits its bytes (a lone `G`, then the rest, is a head like any other).
 
 use std::time::Duration;
 
@@ -69,6 +71,9 @@ enum Phase {
     /// HTTP/1.1: a request head being read (`bytes` so far, `eol`: where
     /// the scan for the empty line is).
     Head { bytes: usize, eol: Eol },
+    /// HTTP/1.1: after an answer, the first bytes (`len` capitals so far)
+    /// of what may be the next request's method.
+    Method { len: usize },
     /// HTTP/1.1: a body being read or a request being handled.
     Busy,
     /// HTTP/1.1: answered; waiting for the next request.
@@ -148,16 +153,34 @@ impl ConnWatch {
                 }
                 Phase::Http2 | Phase::Busy => return Ok(deadline),
                 Phase::Idle => {
-                    if starts_a_request(rest) {
-                        self.phase = Phase::Head {
-                            bytes: 0,
-                            eol: Eol::Text,
-                        };
-                        deadline = self.limits.handshake.map_or(Deadline::Clear, Deadline::Set);
-                    } else {
+                    // Any byte may begin the next head, however the
+                    // client splits it: its deadline runs from here.
+                    self.phase = Phase::Method { len: 0 };
+                    deadline = self.limits.handshake.map_or(Deadline::Clear, Deadline::Set);
+                }
+                Phase::Method { len } => {
+                    let caps = rest.iter().take_while(|b| b.is_ascii_uppercase()).count();
+                    let len = len + caps;
+                    if len > MAX_METHOD {
                         self.phase = Phase::Busy;
                         return Ok(Deadline::Clear);
                     }
+                    if caps == rest.len() {
+                        // Still the method, or a body's first capitals.
+                        self.phase = Phase::Method { len };
+                        return Ok(deadline);
+                    }
+                    if len == 0 || rest[caps] != b' ' {
+                        // Not a request line: the rest of a body.
+                        self.phase = Phase::Busy;
+                        return Ok(Deadline::Clear);
+                    }
+                    // A head, its method counted in its length.
+                    self.phase = Phase::Head {
+                        bytes: len,
+                        eol: Eol::Text,
+                    };
+                    rest = &rest[caps..];
                 }
                 Phase::Head { bytes, mut eol } => {
                     let mut used = 0;
@@ -205,14 +228,8 @@ impl ConnWatch {
     }
 }
 
-/// Do `bytes` begin an HTTP/1.1 request: a method (capitals) then a
-/// space? (A read that ends before the space is taken for a body: a
-/// client writes its request line at once, and base64 may begin with
-/// capitals.)
-fn starts_a_request(bytes: &[u8]) -> bool {
-    let method = bytes.iter().take_while(|b| b.is_ascii_uppercase()).count();
-    (1..=16).contains(&method) && bytes.get(method) == Some(&b' ')
-}
+/// The longest method a request line may begin with.
+const MAX_METHOD: usize = 16;
 
 #[cfg(test)]
 mod tests {
@@ -258,11 +275,19 @@ mod tests {
         assert_eq!(w.wrote(), Deadline::Set(Duration::from_secs(60)));
         // After an answer, bytes that are no request line (the rest of a
         // body after `100 Continue`): a body, no deadline.
-        for body in [&b"\x00\x00\x00\x00\x05"[..], b"AAAAAAUK", b"{\"a\": 1}"] {
+        for body in [&b"\x00\x00\x00\x00\x05"[..], b"{\"a\": 1}", b"AAAAAAUKx"] {
             let mut w2 = w.clone();
             assert_eq!(w2.read(body), Ok(Deadline::Clear), "{body:?}");
             assert_eq!(w2.read(&[b'x'; 1000]), Ok(Deadline::Keep));
         }
+        // Capitals alone may still be a method: the head's deadline runs
+        // until a byte that is neither a capital nor the space after one.
+        let mut w2 = w.clone();
+        assert_eq!(
+            w2.read(b"AAAAAAUK"),
+            Ok(Deadline::Set(Duration::from_secs(10)))
+        );
+        assert_eq!(w2.read(b"x"), Ok(Deadline::Clear));
     }
 
     #[test]
@@ -285,20 +310,42 @@ mod tests {
     }
 
     #[test]
-    fn request_starts() {
-        for yes in [&b"GET / HTTP/1.1"[..], b"POST /x", b"OPTIONS *", b"DELETE "] {
-            assert!(starts_a_request(yes), "{yes:?}");
+    fn a_next_head_split_anywhere_has_the_first_ones_deadline_and_limit() {
+        let answered = || {
+            let mut w = ConnWatch::new(LIMITS);
+            assert_eq!(w.read(b"GET / HTTP/1.1\r\n\r\n"), Ok(Deadline::Clear));
+            assert_eq!(w.wrote(), Deadline::Set(Duration::from_secs(60)));
+            w
+        };
+        // A lone `G`, then the rest a byte at a time: the deadline from
+        // the `G`, kept until the empty line.
+        let mut w = answered();
+        assert_eq!(w.read(b"G"), Ok(Deadline::Set(Duration::from_secs(10))));
+        for b in b"ET / HTTP/1.1\r\nA: b\r\n\r" {
+            assert_eq!(w.read(&[*b]), Ok(Deadline::Keep));
         }
-        for no in [
-            &b" GET"[..],
-            b"get /",
-            b"AAAAAAUK",
-            b"GE",
-            b"{",
-            b"\x00",
-            b"ABCDEFGHIJKLMNOPQ ",
+        assert_eq!(w.read(b"\n"), Ok(Deadline::Clear));
+        // Split after the method or its space, the same.
+        for (first, rest) in [
+            (&b"POST"[..], &b" /x HTTP/1.1\r\n"[..]),
+            (b"OPTIONS ", b"* HTTP/1.1\r\n"),
         ] {
-            assert!(!starts_a_request(no), "{no:?}");
+            let mut w = answered();
+            assert_eq!(w.read(first), Ok(Deadline::Set(Duration::from_secs(10))));
+            assert_eq!(w.read(rest), Ok(Deadline::Keep));
         }
+        // The size counts from the `G` too: 64 bytes in all pass the limit.
+        let mut w = answered();
+        assert_eq!(w.read(b"G"), Ok(Deadline::Set(Duration::from_secs(10))));
+        assert_eq!(w.read(b"ET /"), Ok(Deadline::Keep));
+        assert_eq!(w.read(&[b'a'; 59]), Ok(Deadline::Keep));
+        assert_eq!(w.read(b"a"), Err(Closed::HeadTooLarge { max: 64 }));
+        // Seventeen capitals are no method: a body.
+        let mut w = answered();
+        assert_eq!(
+            w.read(b"ABCDEFGH"),
+            Ok(Deadline::Set(Duration::from_secs(10)))
+        );
+        assert_eq!(w.read(b"IJKLMNOPQ "), Ok(Deadline::Clear));
     }
 }

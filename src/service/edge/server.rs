@@ -38,7 +38,7 @@ use crate::wire::MAX_FRAME_SIZE;
 use crate::service::config::Config;
 use crate::service::edge::auth::{self, Authenticate};
 use crate::service::edge::tls::{self, Conn};
-use crate::service::edge::{calls, transport, web};
+use crate::service::edge::{calls, request_body, transport, web};
 use crate::service::metrics::Metrics;
 use crate::service::metrics::listener::{Render, serve_http};
 use crate::service::pb;
@@ -383,7 +383,11 @@ async fn start_with_signal(
     );
     // In front of the gRPC router, from the outside in: CORS (when origins
     // are listed), the page, Connect JSON, the protocol mark, gRPC-Web.
+    // Outermost, every request's body under request_body_timeout.
     let mut builder = builder
+        .layer(request_body::timeout_layer(transport::nonzero(
+            config.transport.request_body_timeout,
+        )))
         .layer(tower::util::option_layer(web::cors(&config.web)))
         .layer(tower::util::option_layer(web::page::layer(config.web.page)))
         .layer(web::connect::layer(config.limits.max_message_bytes.get()))

@@ -20,11 +20,13 @@
 //!   `http1_keepalive_timeout` the wait for the next request
 //!   ([`crate::service::edge::conn_watch`]).
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -37,7 +39,7 @@ use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 use crate::service::config::TransportConfig;
 pub use crate::service::edge::conn_watch::PREFACE_BYTES;
 use crate::service::edge::conn_watch::{ConnWatch, Deadline, Limits as WatchLimits};
-use crate::service::metrics::Metrics;
+use crate::service::metrics::{ConnRefusal, Metrics};
 
 /// A duration where 0 means off.
 pub(super) fn nonzero(d: Duration) -> Option<Duration> {
@@ -75,6 +77,10 @@ struct Gate {
     /// once for every connection served.
     metrics: Arc<Metrics>,
     max: usize,
+    /// Connections open per client address, and the most one address may
+    /// hold (`transport.max_connections_per_ip`; 0: no limit).
+    per_ip: Mutex<HashMap<IpAddr, usize>>,
+    max_per_ip: usize,
     /// Whether the last connection was refused (the warning is logged once
     /// per run of refusals, not per connection).
     refusing: AtomicBool,
@@ -99,6 +105,8 @@ impl<S> Incoming<S> {
                 open: AtomicUsize::new(0),
                 metrics,
                 max: config.max_connections.get(),
+                per_ip: Mutex::new(HashMap::new()),
+                max_per_ip: config.max_connections_per_ip,
                 refusing: AtomicBool::new(false),
             }),
             watch: WatchLimits {
@@ -115,9 +123,38 @@ impl<S> Incoming<S> {
 /// descriptors), instead of retrying in a busy loop.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
+impl Gate {
+    /// Counts a connection from `ip` if that address holds fewer than
+    /// `max_per_ip`; `false` (nothing counted) when it holds them all.
+    fn admit_ip(&self, ip: IpAddr) -> bool {
+        if self.max_per_ip == 0 {
+            return true;
+        }
+        let mut per_ip = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
+        let open = per_ip.entry(ip).or_insert(0);
+        if *open >= self.max_per_ip {
+            return false;
+        }
+        *open += 1;
+        true
+    }
+
+    /// A connection from `ip` counted by [`Gate::admit_ip`] closed.
+    fn release_ip(&self, ip: IpAddr) {
+        let mut per_ip = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(open) = per_ip.get_mut(&ip) {
+            *open -= 1;
+            if *open == 0 {
+                per_ip.remove(&ip);
+            }
+        }
+    }
+}
+
 impl<S, IO> Stream for Incoming<S>
 where
     S: Stream<Item = io::Result<IO>> + Unpin,
+    IO: Peer,
 {
     type Item = io::Result<Guarded<IO>>;
 
@@ -143,12 +180,28 @@ where
             let gate = &this.gate;
             if gate.open.fetch_add(1, Ordering::AcqRel) >= gate.max {
                 gate.open.fetch_sub(1, Ordering::AcqRel);
+                gate.metrics.connection_refused(ConnRefusal::MaxConnections);
                 if !gate.refusing.swap(true, Ordering::Relaxed) {
                     tracing::warn!(
                         max_connections = gate.max,
                         "too many connections: closing new ones at once"
                     );
                 }
+                drop(io);
+                continue;
+            }
+            // One address may not take every slot (counted only when a
+            // limit is set: behind a proxy every connection has its address).
+            let ip = (gate.max_per_ip > 0)
+                .then(|| io.peer().remote_addr().map(|a| a.ip()))
+                .flatten();
+            if let Some(ip) = ip
+                && !gate.admit_ip(ip)
+            {
+                gate.open.fetch_sub(1, Ordering::AcqRel);
+                gate.metrics
+                    .connection_refused(ConnRefusal::MaxConnectionsPerIp);
+                tracing::debug!(%ip, max_connections_per_ip = gate.max_per_ip, "too many connections from one address: closing a new one at once");
                 drop(io);
                 continue;
             }
@@ -160,6 +213,7 @@ where
                 .map(|d| Box::pin(tokio::time::sleep(d)) as Pin<Box<Sleep>>);
             return Poll::Ready(Some(Ok(Guarded {
                 io,
+                ip,
                 gate: Arc::clone(&this.gate),
                 watch: Some(ConnWatch::new(this.watch)),
                 deadline,
@@ -174,6 +228,9 @@ where
 /// time and not too long), the next HTTP/1.1 request after an answer.
 pub struct Guarded<IO> {
     io: IO,
+    /// The client's address when it is counted against
+    /// `max_connections_per_ip`.
+    ip: Option<IpAddr>,
     gate: Arc<Gate>,
     /// `None` once nothing is left to watch (HTTP/2 past its preface).
     watch: Option<ConnWatch>,
@@ -207,6 +264,9 @@ impl<IO> Guarded<IO> {
 impl<IO> Drop for Guarded<IO> {
     fn drop(&mut self) {
         self.gate.open.fetch_sub(1, Ordering::AcqRel);
+        if let Some(ip) = self.ip {
+            self.gate.release_ip(ip);
+        }
         self.gate.metrics.connection_closed();
     }
 }

@@ -30,8 +30,8 @@ use tonic::Code;
 use crate::core::Variant;
 
 use super::labels::{
-    AuthReason, CodeLabel, GameStart, HandshakeFailure, Mover, PlayEnd, PlayReject, Protocol,
-    ReloadResult, Reloaded, Rpc, label_enum,
+    AuthReason, CodeLabel, ConnRefusal, GameStart, HandshakeFailure, Mover, PlayEnd, PlayReject,
+    Protocol, ReloadResult, Reloaded, Rpc, label_enum,
 };
 use super::units::{AdmissionError, CELLS, PLAY_SESSIONS, cells_of};
 
@@ -190,6 +190,8 @@ exported! {
         "gRPC connections accepted";
     connections_open: Gauge => "stonegame_connections_open",
         "gRPC connections open now";
+    connections_refused: Family<ConnRefusal, Counter> => "stonegame_connections_refused",
+        "Connections closed as soon as they were accepted, by reason: max_connections, max_connections_per_ip";
     cells_in_flight: Gauge => "stonegame_cells_in_flight",
         "Cell updates admitted and not yet done (the admission budget in use)";
     cells_in_flight_max: Gauge => "stonegame_cells_in_flight_max",
@@ -499,6 +501,23 @@ impl Metrics {
     pub fn connection_opened(&self) {
         self.exported.connections_accepted.inc();
         self.exported.connections_open.inc();
+    }
+
+    /// Counts a connection closed as soon as it was accepted (the
+    /// transport's gate).
+    pub fn connection_refused(&self, reason: ConnRefusal) {
+        self.exported
+            .connections_refused
+            .get_or_create(&reason)
+            .inc();
+    }
+
+    /// Connections closed as soon as they were accepted, for `reason`.
+    pub fn connections_refused(&self, reason: ConnRefusal) -> u64 {
+        self.exported
+            .connections_refused
+            .get_or_create(&reason)
+            .get()
     }
 
     /// Counts a connection closed (the transport's guard).

@@ -192,6 +192,17 @@ label_enum! {
     }
 }
 
+label_enum! {
+    /// Why an accepted connection was closed at once: the `reason` label of
+    /// `stonegame_connections_refused_total`.
+    ConnRefusal as "reason" {
+        /// `transport.max_connections` connections were open.
+        MaxConnections => "max_connections",
+        /// Its address had `transport.max_connections_per_ip` open.
+        MaxConnectionsPerIp => "max_connections_per_ip",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

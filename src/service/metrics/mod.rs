@@ -14,6 +14,6 @@ pub mod units;
 
 pub use families::*;
 pub use labels::{
-    AuthReason, CodeLabel, GameStart, HandshakeFailure, Mover, PlayEnd, PlayReject, Protocol,
-    ReloadResult, Reloaded, Rpc,
+    AuthReason, CodeLabel, ConnRefusal, GameStart, HandshakeFailure, Mover, PlayEnd, PlayReject,
+    Protocol, ReloadResult, Reloaded, Rpc,
 };

@@ -157,3 +157,48 @@ async fn http1_heads_are_timed_and_an_idle_connection_closes() {
     };
     assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
 }
+
+/// The in-memory connections of these tests have no address (so no
+/// per-address count).
+impl Peer for tokio::io::DuplexStream {
+    fn peer(&self) -> TcpConnectInfo {
+        TcpConnectInfo {
+            local_addr: None,
+            remote_addr: None,
+        }
+    }
+}
+
+#[test]
+fn one_address_holds_at_most_max_connections_per_ip() {
+    let mut c = config(16, 0);
+    c.max_connections_per_ip = 2;
+    let incoming = Incoming::new(
+        futures::stream::empty::<io::Result<tokio::io::DuplexStream>>(),
+        &c,
+        Arc::default(),
+    );
+    let gate = &incoming.gate;
+    let (a, b): (IpAddr, IpAddr) = ("127.0.0.2".parse().unwrap(), "127.0.0.1".parse().unwrap());
+    assert!(gate.admit_ip(a));
+    assert!(gate.admit_ip(a));
+    assert!(!gate.admit_ip(a), "a third from the same address");
+    assert!(gate.admit_ip(b), "another address is not affected");
+    gate.release_ip(a);
+    assert!(gate.admit_ip(a), "a slot comes back when one closes");
+    gate.release_ip(a);
+    gate.release_ip(a);
+    gate.release_ip(b);
+    assert!(
+        gate.per_ip.lock().unwrap().is_empty(),
+        "no address left behind"
+    );
+    // 0: no limit.
+    c.max_connections_per_ip = 0;
+    let incoming = Incoming::new(
+        futures::stream::empty::<io::Result<tokio::io::DuplexStream>>(),
+        &c,
+        Arc::default(),
+    );
+    assert!((0..100).all(|_| incoming.gate.admit_ip(a)));
+}
