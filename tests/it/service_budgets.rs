@@ -69,6 +69,18 @@ async fn connect(addr: &str) -> StoneGameClient<Channel> {
         .max_decoding_message_size(64 << 20)
 }
 
+/// A client whose connection comes from `local` (another loopback address
+/// than 127.0.0.1: another client for the per-address shares).
+async fn connect_from(local: &str, addr: &str) -> StoneGameClient<Channel> {
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .expect("an endpoint")
+        .local_address(Some(local.parse().expect("an address")))
+        .connect()
+        .await
+        .expect("connects");
+    StoneGameClient::new(channel)
+}
+
 /// The time a 4-pile Solve takes (the victim request), and its verdict.
 async fn victim_solve(client: &mut StoneGameClient<Channel>) -> Duration {
     let started = Instant::now();
@@ -754,7 +766,7 @@ async fn one_client_cannot_take_every_slot() {
         ("STONEGAME_LIMITS__MAX_RPCS_PER_CLIENT", "2"),
     ]);
     let row = random_row(50, 7);
-    // Play, per connection.
+    // Play, per address.
     let mut one = connect(&server.addr).await;
     let mut games = Vec::new();
     for _ in 0..3 {
@@ -776,7 +788,19 @@ async fn one_client_cannot_take_every_slot() {
         "{refused:?}"
     );
     assert!(refused.metadata().get("retry-after-ms").is_some());
-    let mut two = connect(&server.addr).await;
+    // The share is the address's, not the connection's: a second
+    // connection from 127.0.0.1 gets no more, another address plays.
+    let mut one_again = connect(&server.addr).await;
+    let refused = open_game(&mut one_again, &row)
+        .await
+        .err()
+        .expect("a second connection from the same address is past the share too");
+    assert_eq!(
+        refused.code(),
+        tonic::Code::ResourceExhausted,
+        "{refused:?}"
+    );
+    let mut two = connect_from("127.0.0.2", &server.addr).await;
     open_game(&mut two, &row)
         .await
         .expect("another client plays meanwhile")
@@ -788,7 +812,7 @@ async fn one_client_cannot_take_every_slot() {
             .await
             .expect("a slot was given back"),
     );
-    // RPCs, per connection: two Solve streams left open hold the share.
+    // RPCs, per address: two Solve streams left open hold the share.
     let mut open_streams = Vec::new();
     for _ in 0..2 {
         let (tx, rx) = tokio::sync::mpsc::channel::<pb::SolveRequest>(1);

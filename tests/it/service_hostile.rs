@@ -1438,3 +1438,155 @@ async fn a_second_head_split_after_its_first_byte_has_the_first_ones_deadline() 
     assert_eq!(answered, 0);
     server.assert_survived("split second heads").await;
 }
+
+/// The `/metrics` text of `server` (its listener's address from the log).
+fn scrape(server: &Served) -> String {
+    let deadline = Instant::now() + HANG_GUARD;
+    let line = loop {
+        if let Some(line) = server.log_lines("metrics on ").first().cloned() {
+            break line;
+        }
+        assert!(Instant::now() < deadline, "no metrics address in the log");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let addr = line
+        .rsplit(' ')
+        .next()
+        .expect("an address")
+        .trim()
+        .to_string();
+    let mut sock = TcpStream::connect(&addr).expect("the metrics listener");
+    write!(
+        sock,
+        "GET /metrics HTTP/1.1\r\nHost: m\r\nConnection: close\r\n\r\n"
+    )
+    .expect("write");
+    let mut text = String::new();
+    sock.read_to_string(&mut text).expect("read");
+    text
+}
+
+/// The value of the sample `name` (labels and all) in a scrape.
+fn sample(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+        .unwrap_or(0)
+}
+
+/// A bot-against-bot PlayStep start on `piles`.
+fn bot_game(piles: Vec<u64>) -> pb::PlayStepRequest {
+    pb::PlayStepRequest {
+        step: Some(pb::play_step_request::Step::Start(pb::StartGame {
+            piles,
+            variant: pb::Variant::TwoEnds as i32,
+            client_seat: pb::Seat::None as i32,
+            ..Default::default()
+        })),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_nobody_reads_are_cut_and_bot_games_stop_with_a_token() {
+    let server = Served::start(&[
+        ("STONEGAME_TRANSPORT__SEND_STALL_TIMEOUT", "2s"),
+        ("STONEGAME_LIMITS__MAX_RPCS_PER_CLIENT", "100"),
+    ]);
+    let addr = server.addr.clone();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let canary = canary(addr.clone(), Arc::clone(&stop));
+    // 100 PlayStep bot-against-bot games on [10^18, 10^18] from 127.0.0.2
+    // on one HTTP/2 connection whose window is never opened: the address's
+    // whole share of RPCs.
+    let tcp = connect_from("127.0.0.2", &addr, 1).await.remove(0);
+    tcp.set_nonblocking(true).expect("nonblocking");
+    let tcp = tokio::net::TcpStream::from_std(tcp).expect("a tokio socket");
+    let (mut h2, conn) = h2::client::Builder::new()
+        .initial_window_size(16)
+        .initial_connection_window_size(65_535)
+        .handshake::<_, Bytes>(tcp)
+        .await
+        .expect("HTTP/2 handshake");
+    let _conn = tokio::spawn(conn);
+    let body = raw::grpc(&bot_game(vec![1_000_000_000_000_000_000; 2]).encode_to_vec());
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        let (resp, mut send) = h2
+            .send_request(grpc_request(&addr, "PlayStep"), false)
+            .expect("a stream");
+        send.send_data(Bytes::from(body.clone()), true)
+            .expect("sends");
+        held.push(resp);
+    }
+    // Within the stall timeout and a second, every one is cut: the share
+    // comes back (a new call from 127.0.0.2 is served) and they are counted.
+    let start = Instant::now();
+    let stalls = || {
+        sample(
+            &scrape(&server),
+            "stonegame_send_stalls_total{rpc=\"PlayStep\"}",
+        )
+    };
+    common::eventually("the stalled streams are cut", || stalls() == 100).await;
+    let cut = stalls();
+    let freed_after = start.elapsed();
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .expect("an endpoint")
+        .local_address(Some("127.0.0.2".parse().expect("an address")))
+        .connect()
+        .await
+        .expect("connects");
+    let mut client = StoneGameClient::new(channel);
+    // A bot game read as fast as it goes stops after max_bot_plies_per_call
+    // (4096) plies with a token, and goes on from it with Turn.play_on.
+    let read_all = |mut stream: tonic::Streaming<pb::PlayEvent>| async move {
+        let (mut states, mut last_token, mut over) = (0, Vec::new(), false);
+        while let Some(event) = stream.message().await.expect("PlayStep answers") {
+            match event.event {
+                Some(pb::play_event::Event::State(s)) => {
+                    states += 1;
+                    last_token = s.state_token;
+                }
+                Some(pb::play_event::Event::Over(_)) => over = true,
+                _ => {}
+            }
+        }
+        (states, last_token, over)
+    };
+    let piles = vec![1_000_000_000_000_000_000; 2];
+    let first = client
+        .play_step(bot_game(piles.clone()))
+        .await
+        .expect("served from 127.0.0.2 again: the share came back")
+        .into_inner();
+    let (states, token, over) = read_all(first).await;
+    let next = client
+        .play_step(pb::PlayStepRequest {
+            step: Some(pb::play_step_request::Step::Turn(pb::Turn {
+                state_token: token,
+                piles,
+                action: Some(pb::turn::Action::PlayOn(pb::PlayOn {})),
+                ..Default::default()
+            })),
+        })
+        .await
+        .expect("the game goes on from its token")
+        .into_inner();
+    let (states_next, _, over_next) = read_all(next).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (ok, failed) = canary.join().expect("canary");
+    println!(
+        "unread streams: 100 PlayStep bot games from 127.0.0.2 never read: {cut} cut after \
+         {freed_after:?} (stall timeout 2 s); canary {ok} ok, {failed} failed; a bot game read \
+         as fast as it goes: {states} states, over {over}, then play_on: {states_next} states, \
+         over {over_next}"
+    );
+    assert_eq!(failed, 0, "the canary loses no call");
+    assert_eq!(
+        (states, over),
+        (4096 + 1, false),
+        "the start's state and 4096 plies"
+    );
+    assert_eq!((states_next, over_next), (4096, false), "4096 more plies");
+    drop(held);
+    server.assert_survived("unread streams").await;
+}

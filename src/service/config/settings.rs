@@ -234,6 +234,10 @@ pub struct Limits {
         deserialize_with = "fields::positive_u32_ms"
     )]
     pub play_move_timeout: Duration,
+    /// Plies the bots play in a row in one Play or PlayStep call (a
+    /// bot-against-bot game) before the call stops at a state whose token
+    /// goes on.
+    pub max_bot_plies_per_call: NonZeroU32,
 }
 
 impl Limits {

@@ -61,6 +61,13 @@ pub struct TransportConfig {
     /// HTTP/1.1 connection closed; 0 = no limit.
     #[serde(with = "humantime_serde")]
     pub request_body_timeout: Duration,
+    /// A server stream whose client has taken no message for this long is
+    /// cut (CANCELLED), its RPC slot and reservations freed; 0 = never.
+    #[serde(with = "humantime_serde")]
+    pub send_stall_timeout: Duration,
+    /// Bytes of messages one server stream sends a second at most; 0 = no
+    /// bound.
+    pub max_stream_bytes_per_second: u64,
     /// tonic's per-request timeout: an RPC whose response headers are not
     /// ready within it ends with CANCELLED (for SuggestMove and Check this
     /// includes receiving the request); 0 = none (a client's `grpc-timeout`

@@ -14,6 +14,7 @@ pub mod conn_watch;
 pub mod reload;
 pub mod request_body;
 pub mod server;
+pub mod stream_guard;
 pub mod tls;
 pub mod tls_failure;
 pub mod transport;

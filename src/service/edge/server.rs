@@ -38,9 +38,9 @@ use crate::wire::MAX_FRAME_SIZE;
 use crate::service::config::Config;
 use crate::service::edge::auth::{self, Authenticate};
 use crate::service::edge::tls::{self, Conn};
-use crate::service::edge::{calls, request_body, transport, web};
-use crate::service::metrics::Metrics;
+use crate::service::edge::{calls, request_body, stream_guard, transport, web};
 use crate::service::metrics::listener::{Render, serve_http};
+use crate::service::metrics::{Metrics, Rpc};
 use crate::service::pb;
 use crate::service::pb::stone_game_server::{StoneGame, StoneGameServer};
 use crate::service::rpc::{check, generate, play, solve, suggest, tables};
@@ -125,12 +125,25 @@ pub enum ServeError {
 #[derive(Debug, Clone)]
 pub struct StoneGameService {
     state: Arc<State>,
+    /// What every response stream may cost (`transport.send_stall_timeout`,
+    /// `transport.max_stream_bytes_per_second`).
+    streams: stream_guard::Limits,
 }
 
 impl StoneGameService {
-    /// A service over shared state.
-    pub fn new(state: Arc<State>) -> Self {
-        StoneGameService { state }
+    /// A service over shared state, its response streams under `streams`.
+    pub fn new(state: Arc<State>, streams: stream_guard::Limits) -> Self {
+        StoneGameService { state, streams }
+    }
+
+    /// `response`'s stream under the stream limits.
+    fn guarded<T: prost::Message + Send + 'static>(
+        &self,
+        rpc: Rpc,
+        response: Result<Response<BoxStream<T>>, Status>,
+    ) -> Result<Response<BoxStream<T>>, Status> {
+        let (streams, metrics) = (self.streams, Arc::clone(&self.state.metrics));
+        response.map(|r| r.map(|s| stream_guard::guard(s, streams, rpc, metrics)))
     }
 }
 
@@ -145,14 +158,17 @@ impl StoneGame for StoneGameService {
         &self,
         request: Request<Streaming<pb::SolveRequest>>,
     ) -> Result<Response<Self::SolveStream>, Status> {
-        solve::solve(Arc::clone(&self.state), request)
+        self.guarded(Rpc::Solve, solve::solve(Arc::clone(&self.state), request))
     }
 
     async fn get_tables(
         &self,
         request: Request<pb::GetTablesRequest>,
     ) -> Result<Response<Self::GetTablesStream>, Status> {
-        tables::get_tables(&self.state, request).await
+        self.guarded(
+            Rpc::GetTables,
+            tables::get_tables(&self.state, request).await,
+        )
     }
 
     async fn suggest_move(
@@ -173,14 +189,17 @@ impl StoneGame for StoneGameService {
         &self,
         request: Request<pb::GenerateRequest>,
     ) -> Result<Response<Self::GenerateStream>, Status> {
-        generate::generate(&self.state, request).await
+        self.guarded(
+            Rpc::Generate,
+            generate::generate(&self.state, request).await,
+        )
     }
 
     async fn play(
         &self,
         request: Request<Streaming<pb::PlayRequest>>,
     ) -> Result<Response<Self::PlayStream>, Status> {
-        play::play(Arc::clone(&self.state), request)
+        self.guarded(Rpc::Play, play::play(Arc::clone(&self.state), request))
     }
 
     type PlayStepStream = BoxStream<pb::PlayEvent>;
@@ -189,7 +208,10 @@ impl StoneGame for StoneGameService {
         &self,
         request: Request<pb::PlayStepRequest>,
     ) -> Result<Response<Self::PlayStepStream>, Status> {
-        play::play_step(Arc::clone(&self.state), request)
+        self.guarded(
+            Rpc::PlayStep,
+            play::play_step(Arc::clone(&self.state), request),
+        )
     }
 }
 
@@ -353,7 +375,11 @@ async fn start_with_signal(
     };
     let (reflection_v1, reflection_v1alpha) =
         (reflection().build_v1()?, reflection().build_v1alpha()?);
-    let service = StoneGameServer::new(StoneGameService::new(Arc::clone(&state)))
+    let streams = stream_guard::Limits {
+        stall: transport::nonzero(config.transport.send_stall_timeout),
+        bytes_per_second: config.transport.max_stream_bytes_per_second,
+    };
+    let service = StoneGameServer::new(StoneGameService::new(Arc::clone(&state), streams))
         .max_decoding_message_size(config.limits.max_message_bytes.get());
     // Only StoneGame's RPCs need a token: health and reflection stay open
     // (probes). Without auth.tokens_file every call passes.

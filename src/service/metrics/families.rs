@@ -190,6 +190,8 @@ exported! {
         "gRPC connections accepted";
     connections_open: Gauge => "stonegame_connections_open",
         "gRPC connections open now";
+    send_stalls: Family<Rpc, Counter> => "stonegame_send_stalls",
+        "Server streams cut because their client took no message for transport.send_stall_timeout, by method";
     connections_refused: Family<ConnRefusal, Counter> => "stonegame_connections_refused",
         "Connections closed as soon as they were accepted, by reason: max_connections, max_connections_per_ip";
     cells_in_flight: Gauge => "stonegame_cells_in_flight",
@@ -518,6 +520,16 @@ impl Metrics {
             .connections_refused
             .get_or_create(&reason)
             .get()
+    }
+
+    /// Counts a server stream cut because its client stalled.
+    pub fn send_stalled(&self, rpc: Rpc) {
+        self.exported.send_stalls.get_or_create(&rpc).inc();
+    }
+
+    /// Server streams of `rpc` cut because their client stalled.
+    pub fn send_stalls(&self, rpc: Rpc) -> u64 {
+        self.exported.send_stalls.get_or_create(&rpc).get()
     }
 
     /// Counts a connection closed (the transport's guard).

@@ -92,7 +92,12 @@ pub fn play(
             let outcome = run(&state, inbound, &tx, &session_cancel).await;
             let label = match outcome {
                 Some(outcome) => {
-                    state.metrics.play_game_ended(outcome.end());
+                    // A bot-against-bot game stopped after
+                    // max_bot_plies_per_call has not ended: it goes on
+                    // from its last token.
+                    if outcome != Outcome::Paused {
+                        state.metrics.play_game_ended(outcome.end());
+                    }
                     outcome.label()
                 }
                 None => "refused",
@@ -174,8 +179,10 @@ fn step_messages(
         )),
         Some(Step::Turn(turn)) => {
             let action = match turn.action {
-                Some(TurnAction::Move(submit)) => Action::Move(submit),
-                Some(TurnAction::Resign(resign)) => Action::Resign(resign),
+                Some(TurnAction::Move(submit)) => Some(Action::Move(submit)),
+                Some(TurnAction::Resign(resign)) => Some(Action::Resign(resign)),
+                // The bots play on: no message of the client's.
+                Some(TurnAction::PlayOn(_)) => None,
                 None => return Err(RequestError::NoTurnAction),
             };
             let resume = pb::ResumeGame {
@@ -186,7 +193,7 @@ fn step_messages(
             };
             Ok((
                 message(Action::Resume(resume)),
-                Some(message(action)),
+                action.map(message),
                 Mode::Step { announce: false },
             ))
         }
@@ -584,6 +591,14 @@ impl Session {
                 self.state.metrics.play_move(Mover::Bot);
                 send!(self.state_event(Some((mover, played))));
                 bot_moves += 1;
+                if bot_moves >= self.state.limits.max_bot_plies_per_call.get()
+                    && !self.game.is_over()
+                {
+                    // One call cannot stream for ever: the game stops here,
+                    // at a state whose token goes on (Turn.play_on, or a
+                    // Play stream's ResumeGame).
+                    return Outcome::Paused;
+                }
                 if bot_moves.is_multiple_of(64) {
                     // A bot-against-bot game must not hold the thread.
                     tokio::task::yield_now().await;
@@ -612,7 +627,10 @@ impl Session {
                 };
                 match self.received(next, tx, &mut closed).await {
                     Handled::Wait => {}
-                    Handled::Played => break,
+                    Handled::Played => {
+                        bot_moves = 0;
+                        break;
+                    }
                     Handled::Over(outcome) => return outcome,
                 }
             }

@@ -83,8 +83,11 @@ pub enum RequestError {
     /// A PlayStepRequest with neither a start nor a turn.
     #[error("step: a PlayStepRequest must carry `start` (StartGame) or `turn` (Turn)")]
     NoStep,
-    /// A PlayStep turn with neither a move nor a resignation.
-    #[error("turn.action: a Turn must carry `move` (SubmitMove) or `resign` (Resign)")]
+    /// A PlayStep turn with no action.
+    #[error(
+        "turn.action: a Turn must carry `move` (SubmitMove), `resign` (Resign) or `play_on` \
+         (PlayOn)"
+    )]
     NoTurnAction,
     /// A ResumeGame token that does not open.
     #[error(transparent)]

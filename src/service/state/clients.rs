@@ -4,12 +4,13 @@
 //!
 //! A client is its bearer token when auth is on (the authentication layer
 //! puts the token's digest in the request's extensions, [`TokenDigest`]),
-//! else its connection (the peer's address and port). A request beyond its
+//! else its address (the peer's IP address, whatever its port: opening more
+//! connections buys no more share). A request beyond its
 //! client's share is refused with `RESOURCE_EXHAUSTED`, a retry hint, and a
 //! message naming the limit.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,8 +26,8 @@ pub struct TokenDigest(pub [u8; 32]);
 pub enum ClientKey {
     /// Its bearer token (auth on).
     Token([u8; 32]),
-    /// Its connection (auth off).
-    Connection(SocketAddr),
+    /// Its IP address (auth off).
+    Address(IpAddr),
     /// Neither is known (an in-process call): not limited per client.
     Unknown,
 }
@@ -38,7 +39,7 @@ impl ClientKey {
             return ClientKey::Token(*digest);
         }
         match request.remote_addr() {
-            Some(addr) => ClientKey::Connection(addr),
+            Some(addr) => ClientKey::Address(addr.ip()),
             None => ClientKey::Unknown,
         }
     }
@@ -172,7 +173,7 @@ mod tests {
             2,
             Duration::from_secs(1),
         );
-        let a = ClientKey::Connection("127.0.0.1:1000".parse().unwrap());
+        let a = ClientKey::Address("127.0.0.1".parse().unwrap());
         let b = ClientKey::Token([7; 32]);
         let a1 = shares.try_acquire(a).unwrap();
         let _a2 = shares.try_acquire(a).unwrap();
