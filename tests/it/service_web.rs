@@ -525,9 +525,46 @@ async fn cors_only_for_the_listed_origins() {
     for h in ["content-type", "x-grpc-web", "authorization"] {
         assert!(allowed.contains(h), "{allowed}");
     }
-    let (_, headers) = preflight(&server, "https://evil.example").await;
+    // An origin not listed: tower-http answers its preflight (200) with
+    // everything but the origin (docs/web.md), which the browser refuses.
+    let (status, headers) = preflight(&server, "https://evil.example").await;
+    assert_eq!(status, 200);
     assert!(
         headers.get("access-control-allow-origin").is_none(),
+        "{headers:?}"
+    );
+    assert_eq!(headers["access-control-allow-methods"], "POST,GET,OPTIONS");
+    assert_eq!(headers["access-control-max-age"], "600");
+    assert!(
+        headers["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .contains("connect-timeout-ms"),
+        "{headers:?}"
+    );
+    let vary: Vec<_> = headers.get_all("vary").iter().collect();
+    assert!(!vary.is_empty(), "{headers:?}");
+    assert!(headers.get("access-control-expose-headers").is_none());
+    // Its calls are served (CORS is the browser's check), with the exposed
+    // headers but no origin.
+    let (status, headers, _) = raw(
+        &server,
+        "POST",
+        "/stonegame.v1.StoneGame/SuggestMove",
+        &[
+            ("content-type", "application/json"),
+            ("origin", "https://evil.example"),
+        ],
+        br#"{"piles": [1]}"#.to_vec(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(
+        headers.get("access-control-allow-origin").is_none(),
+        "{headers:?}"
+    );
+    assert!(
+        headers.get("access-control-expose-headers").is_some(),
         "{headers:?}"
     );
     // A call from the listed origin can read the status headers.
