@@ -4,7 +4,9 @@
 //! slow headers and slow bodies (slowloris), oversized metadata, a message
 //! whose length prefix claims 2 GB, a Solve stream that sends forever
 //! without reading, 1,000 connections at once, and on HTTP/1.1 (gRPC-Web,
-//! JSON, the page) slow and huge request heads and idle connections.
+//! JSON, the page) slow and huge request heads and idle connections. An
+//! ignored test prints what a refused 16 MiB row costs the server in JSON
+//! and in binary gRPC-Web ([`json_rows_cost_what_binary_rows_cost`]).
 //!
 //! Every attack ends with the same two checks: the server still answers a
 //! normal Solve with the offline solver's verdicts ([`assert_serves`]), and
@@ -1589,4 +1591,164 @@ async fn streams_nobody_reads_are_cut_and_bot_games_stop_with_a_token() {
     assert_eq!((states_next, over_next), (4096, false), "4096 more plies");
     drop(held);
     server.assert_survived("unread streams").await;
+
+// ---- JSON rows cost what binary rows cost ----
+
+/// CPU time (user + system) of the process `pid`, in seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server is alive");
+    // The fields after the command name (which may hold spaces), after ")":
+    // utime and stime are the 14th and 15th of the line.
+    let rest = &stat[stat.rfind(')').expect("stat format") + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    ticks as f64 / hz
+}
+
+/// One POST of `body` to SuggestMove over HTTP/1.1 on a fresh connection
+/// (`content-length`, or chunked when `sized` is false), written by a
+/// thread while this one reads: the answer's status line and the bytes
+/// after its head, once the server closes or has answered.
+fn post_row(addr: &str, content_type: &str, body: Arc<Vec<u8>>, sized: bool) -> String {
+    let mut sock = TcpStream::connect(addr).expect("connects");
+    let length = match sized {
+        true => format!("content-length: {}\r\n", body.len()),
+        false => "transfer-encoding: chunked\r\n".to_string(),
+    };
+    write!(
+        sock,
+        "POST /stonegame.v1.StoneGame/SuggestMove HTTP/1.1\r\nhost: stonegame\r\n\
+         content-type: {content_type}\r\n{length}\r\n"
+    )
+    .expect("the head is sent");
+    let mut writer = sock.try_clone().expect("a second handle");
+    let sent = std::thread::spawn(move || {
+        // Errors end the writing: the server may answer and close first.
+        for part in body.chunks(64 * 1024) {
+            let written = match sized {
+                true => writer.write_all(part),
+                false => write!(writer, "{:x}\r\n", part.len())
+                    .and_then(|()| writer.write_all(part))
+                    .and_then(|()| writer.write_all(b"\r\n")),
+            };
+            if written.is_err() {
+                return;
+            }
+        }
+        if !sized {
+            let _ = writer.write_all(b"0\r\n\r\n");
+        }
+    });
+    sock.set_read_timeout(Some(HANG_GUARD)).expect("timeout");
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match sock.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => got.extend_from_slice(&chunk[..k]),
+        }
+        let text = String::from_utf8_lossy(&got);
+        if let Some((_, rest)) = text.split_once("\r\n\r\n")
+            && (rest.contains('}') || text.contains("grpc-status"))
+        {
+            break;
+        }
+    }
+    let _ = sock.shutdown(std::net::Shutdown::Both);
+    let _ = sent.join();
+    // The status line, the gRPC status headers, the start of the body.
+    let text = String::from_utf8_lossy(&got);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head
+        .lines()
+        .filter(|l| l.starts_with("HTTP/") || l.starts_with("grpc-"));
+    let mut answer = lines.next().unwrap_or("(no answer)").to_string();
+    for line in lines {
+        answer = format!("{answer}; {line}");
+    }
+    format!("{answer}; {}", body.chars().take(120).collect::<String>())
+}
+
+/// The figures of docs/security.md ("JSON rows"): the server's CPU seconds
+/// per refused 16 MiB row in JSON (sized and chunked) and in binary
+/// gRPC-Web, [`ROWS`] of each, in one run. `cargo test --test it
+/// service_hostile::json_rows_cost -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints figures (docs/security.md); asserts only that each row is refused"]
+fn json_rows_cost_what_binary_rows_cost() {
+    /// Rows of each kind (the CPU clock ticks in hundredths of a second).
+    const ROWS: usize = 40;
+    let server = Served::start(&[]);
+    let size = 16 << 20;
+    // {"piles":[1,1,…,1]}: 16 MiB of JSON, 8.4 million piles.
+    let mut json = b"{\"piles\":[1".to_vec();
+    while json.len() + 4 <= size {
+        json.extend_from_slice(b",1");
+    }
+    json.extend_from_slice(b"]}");
+    // 12 MiB: within the JSON body limit (12,865,536 bytes), so refused by
+    // its count of piles even with a content-length.
+    let mut json_12 = json[..12 << 20].to_vec();
+    json_12.truncate(json_12.len() - 2);
+    json_12.extend_from_slice(b"]}");
+    let json = Arc::new(json);
+    let json_12 = Arc::new(json_12);
+    // The same size in protobuf: 16.8 million piles of one byte each.
+    let request = pb::SuggestMoveRequest {
+        piles: vec![1; size - 16],
+        ..Default::default()
+    };
+    let encoded = request.encode_to_vec();
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&(encoded.len() as u32).to_be_bytes());
+    framed.extend_from_slice(&encoded);
+    let binary = Arc::new(framed);
+    let rows: [(&str, &str, &Arc<Vec<u8>>, bool); 4] = [
+        ("JSON, content-length", "application/json", &json, true),
+        (
+            "JSON 12 MiB, content-length",
+            "application/json",
+            &json_12,
+            true,
+        ),
+        ("JSON, chunked", "application/json", &json, false),
+        (
+            "binary gRPC-Web",
+            "application/grpc-web+proto",
+            &binary,
+            true,
+        ),
+    ];
+    for (what, content_type, body, sized) in rows {
+        let before = cpu_seconds(server.pid());
+        let started = Instant::now();
+        let mut answers = Vec::new();
+        for _ in 0..ROWS {
+            answers.push(post_row(
+                &server.addr,
+                content_type,
+                Arc::clone(body),
+                sized,
+            ));
+        }
+        let wall = started.elapsed();
+        std::thread::sleep(Duration::from_millis(300));
+        let cpu = cpu_seconds(server.pid()) - before;
+        println!(
+            "{what}: {} bytes, {:.4} s of server CPU per row ({:.2} s for {ROWS}), {:.2} s \
+             wall; answer: {}",
+            body.len(),
+            cpu / ROWS as f64,
+            cpu,
+            wall.as_secs_f64(),
+            answers[0]
+        );
+        for answer in &answers {
+            assert!(
+                answer.contains("resource_exhausted") || answer.contains("grpc-status: 8"),
+                "{what}: {answer}"
+            );
+        }
+    }
 }

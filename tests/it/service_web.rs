@@ -525,9 +525,46 @@ async fn cors_only_for_the_listed_origins() {
     for h in ["content-type", "x-grpc-web", "authorization"] {
         assert!(allowed.contains(h), "{allowed}");
     }
-    let (_, headers) = preflight(&server, "https://evil.example").await;
+    // An origin not listed: tower-http answers its preflight (200) with
+    // everything but the origin (docs/web.md), which the browser refuses.
+    let (status, headers) = preflight(&server, "https://evil.example").await;
+    assert_eq!(status, 200);
     assert!(
         headers.get("access-control-allow-origin").is_none(),
+        "{headers:?}"
+    );
+    assert_eq!(headers["access-control-allow-methods"], "POST,GET,OPTIONS");
+    assert_eq!(headers["access-control-max-age"], "600");
+    assert!(
+        headers["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .contains("connect-timeout-ms"),
+        "{headers:?}"
+    );
+    let vary: Vec<_> = headers.get_all("vary").iter().collect();
+    assert!(!vary.is_empty(), "{headers:?}");
+    assert!(headers.get("access-control-expose-headers").is_none());
+    // Its calls are served (CORS is the browser's check), with the exposed
+    // headers but no origin.
+    let (status, headers, _) = raw(
+        &server,
+        "POST",
+        "/stonegame.v1.StoneGame/SuggestMove",
+        &[
+            ("content-type", "application/json"),
+            ("origin", "https://evil.example"),
+        ],
+        br#"{"piles": [1]}"#.to_vec(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(
+        headers.get("access-control-allow-origin").is_none(),
+        "{headers:?}"
+    );
+    assert!(
+        headers.get("access-control-expose-headers").is_some(),
         "{headers:?}"
     );
     // A call from the listed origin can read the status headers.
@@ -619,4 +656,161 @@ async fn the_page_and_its_policy() {
         headers.get("content-security-policy").is_none() && status != 304,
         "{status} {headers:?}"
     );
+}
+
+/// Sends `head` and then `body_part` of a request on a fresh HTTP/1.1
+/// connection, keeps it open without sending the rest, and reads the answer:
+/// its status line and its body (the answer is `connection: close`d or
+/// sized, so it is read to its end or to `content-length`).
+async fn answer_before_the_end(server: &RunningServer, head: &str, body_part: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut sock = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    sock.write_all(head.as_bytes()).await.unwrap();
+    sock.write_all(body_part).await.unwrap();
+    sock.flush().await.unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = async {
+        loop {
+            let n = sock.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&got);
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head.lines().find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length: ")?
+                        .parse()
+                        .ok()
+                });
+                if length.is_some_and(|n: usize| body.len() >= n) {
+                    break;
+                }
+            }
+        }
+    };
+    // A hang guard: the answer comes at once, or the test fails here.
+    tokio::time::timeout(std::time::Duration::from_secs(30), read)
+        .await
+        .expect("an answer before the body's end was sent");
+    drop(sock);
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_json_row_past_max_piles_is_refused_before_its_end() {
+    let server =
+        common::server(|c| c.limits.max_piles = std::num::NonZero::new(1000).unwrap()).await;
+    let path = "/stonegame.v1.StoneGame/SuggestMove";
+    // gRPC's refusal of 1,001 piles: the code and the form JSON must give.
+    let mut native = common::client(&server).await;
+    let e = native
+        .suggest_move(suggest_request(&[1; 1001]))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted);
+    assert_eq!(
+        e.message(),
+        "piles: the row has 1001 piles, more than the limit of 1000"
+    );
+    let want = r#"{"code":"resource_exhausted","message":"piles: the row has at least 1001 piles, more than the limit of 1000"}"#;
+    // 1,500 piles of a body declared 100,000 bytes long (within the body
+    // limit of 1,000 piles: 129,536 bytes), the rest never sent.
+    let part = format!(r#"{{"piles": [{}"#, "1, ".repeat(1500));
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: 100000\r\n\r\n"
+    );
+    let answer = answer_before_the_end(&server, &head, part.as_bytes()).await;
+    assert!(answer.starts_with("HTTP/1.1 429 "), "{answer}");
+    assert!(answer.ends_with(want), "{answer}");
+    // The same chunked, with no length.
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         transfer-encoding: chunked\r\n\r\n{:x}\r\n{part}\r\n",
+        part.len()
+    );
+    let answer = answer_before_the_end(&server, &head, b"").await;
+    assert!(answer.ends_with(want), "{answer}");
+    // A length past the body limit is refused before a byte of the body.
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: 129537\r\n\r\n"
+    );
+    let answer = answer_before_the_end(&server, &head, b"").await;
+    assert!(answer.starts_with("HTTP/1.1 429 "), "{answer}");
+    assert!(
+        answer.contains("larger than the limit of 129536 bytes")
+            && answer.contains("limits.max_piles = 1000"),
+        "{answer}"
+    );
+    // A well-behaved client: the limit itself, pretty-printed with the
+    // largest piles, is answered.
+    let row = vec!["9223372036854775807"; 1000];
+    let text = serde_json::to_string_pretty(&serde_json::json!({ "piles": row })).unwrap();
+    let (status, _, got) = json(&server, &text, &[]).await;
+    assert_eq!(status, 200, "{got}");
+    assert_eq!(
+        requests(&server, "SuggestMove", "RESOURCE_EXHAUSTED", "connect"),
+        2,
+        "each row refused for its length is counted as gRPC's refusal is"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_json_says_what_is_wrong_briefly() {
+    let server = common::server(|_| {}).await;
+    // A deadline that is not 1 to 10 digits is refused by name.
+    for bad in ["soon", "12345678901", "-5"] {
+        let (status, _, got) = json(
+            &server,
+            r#"{"piles": [1, 2]}"#,
+            &[("connect-timeout-ms", bad)],
+        )
+        .await;
+        assert_eq!(
+            (status, got["code"].as_str()),
+            (400, Some("invalid_argument"))
+        );
+        let message = got["message"].as_str().unwrap();
+        assert!(message.starts_with("connect-timeout-ms: "), "{message}");
+    }
+    // A 1 MiB key comes back cut.
+    let key = "k".repeat(1 << 20);
+    let (status, _, got) = json(&server, &format!(r#"{{"{key}": [1]}}"#), &[]).await;
+    assert_eq!(status, 400);
+    let message = got["message"].as_str().unwrap();
+    assert!(message.len() < 400, "{} bytes", message.len());
+    assert!(message.contains("unknown field `kkk"), "{message}");
+    assert!(message.contains("… at line 1 column"), "{message}");
+    // The streams: what to use instead.
+    let advice = |method: &'static str| {
+        let server = &server;
+        async move {
+            let (status, _, body) = raw(
+                server,
+                "POST",
+                &format!("/stonegame.v1.StoneGame/{method}"),
+                &[("content-type", "application/json")],
+                b"{}".to_vec(),
+            )
+            .await;
+            let got: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!((status, got["code"].as_str()), (501, Some("unimplemented")));
+            got["message"].as_str().unwrap().to_string()
+        }
+    };
+    for method in ["Solve", "Check"] {
+        let message = advice(method).await;
+        assert!(message.contains("native gRPC"), "{message}");
+        assert!(!message.contains("over gRPC-Web"), "{message}");
+    }
+    let message = advice("Play").await;
+    assert!(message.contains("PlayStep"), "{message}");
+    let message = advice("GetTables").await;
+    assert!(message.contains("over gRPC-Web or gRPC"), "{message}");
+    let message = advice("NoSuchMethod").await;
+    assert!(message.contains("not a method"), "{message}");
 }

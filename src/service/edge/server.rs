@@ -416,7 +416,10 @@ async fn start_with_signal(
         )))
         .layer(tower::util::option_layer(web::cors(&config.web)))
         .layer(tower::util::option_layer(web::page::layer(config.web.page)))
-        .layer(web::connect::layer(config.limits.max_message_bytes.get()))
+        .layer(web::connect::layer(
+            &config.limits,
+            Arc::clone(&state.metrics),
+        ))
         .layer(web::protocol::layer(Arc::clone(&state.metrics)))
         .layer(tonic_web::GrpcWebLayer::new());
     if let Some(age) = transport::nonzero(config.max_connection_age) {

@@ -11,13 +11,40 @@
 //! reads `grpc-timeout` before these layers) and sent on to the
 //! gRPC router, so bearer tokens, admission, deadlines and metrics are the
 //! ones every other call meets; only the encoding differs.
+//!
+//! The body is bounded before it is parsed, so that a JSON call costs what
+//! the same call in binary costs:
+//!
+//! * its size: at most [`json_body_limit`] — 64 bytes for each of
+//!   `limits.max_piles` piles (a pile and its comma take at most 22 bytes in
+//!   JSON, a quoted 19-digit number; the rest leaves room for any
+//!   pretty-printer's indentation) and 64 KiB for the other fields, and never
+//!   more than `limits.max_message_bytes`; a `content-length` above it is
+//!   refused before the body is read;
+//! * its row: [`pile_count`](super::pile_count) counts the elements of
+//!   `piles` in each chunk as it arrives and refuses the call at the first
+//!   pile past
+//!   `limits.max_piles`, with the code and the message form of the RPC's own
+//!   refusal (RESOURCE_EXHAUSTED, `piles: the row has at least N piles, more
+//!   than the limit of M`), counted in the RPC metrics as that refusal was.
+//!
+//! A scan of the bytes rather than serde's streaming with a counting seed:
+//! serde_json parses from a slice or a blocking `Read`, so counting while
+//! parsing would mean buffering the body first (the cost this avoids) or a
+//! blocking thread per call; the scan runs on each chunk as it arrives, stops
+//! at max_piles + 1 elements (about 400 KB of `1,`), and serde_json then
+//! parses only bodies within both bounds. Like a body over the size limit,
+//! a row over the pile limit is refused here, before the bearer token is
+//! checked.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::http;
 use hyper::http::header::{self, HeaderValue};
@@ -28,7 +55,9 @@ use serde::de::DeserializeOwned;
 use tonic::body::Body;
 use tonic::{Code, Status};
 
-use crate::service::metrics::Protocol;
+use super::pile_count::PileCounter;
+use crate::service::config::Limits;
+use crate::service::metrics::{Metrics, Protocol, Rpc};
 use crate::service::{metrics, pb};
 
 /// The service whose methods are served as Connect JSON.
@@ -37,13 +66,55 @@ const SERVICE_PATH: &str = "/stonegame.v1.StoneGame/";
 /// The unary methods (Connect's unary form carries only these).
 const UNARY: [&str; 1] = ["SuggestMove"];
 
-/// The layer of [`Connect`]: JSON request bodies of at most
-/// `max_request_bytes` (as `limits.max_message_bytes` bounds a gRPC
-/// message).
-pub fn layer<S>(max_request_bytes: usize) -> impl tower::Layer<S, Service = Connect<S>> + Clone {
+/// What the JSON of one pile may take, its comma and whitespace included
+/// (a quoted 19-digit number and a comma are 22 bytes).
+const JSON_BYTES_PER_PILE: usize = 64;
+
+/// What the JSON of a request may take besides its piles.
+const JSON_BYTES_BESIDE_PILES: usize = 64 * 1024;
+
+/// Text of the client's echoed back in an error (a JSON key or value, a
+/// header) is cut to this many bytes.
+pub const ECHO_BYTES: usize = 256;
+
+/// The largest JSON body of a request of at most `max_piles` piles:
+/// [`JSON_BYTES_PER_PILE`] a pile and [`JSON_BYTES_BESIDE_PILES`], at most
+/// `max_message_bytes`.
+pub fn json_body_limit(max_piles: usize, max_message_bytes: usize) -> usize {
+    max_piles
+        .saturating_mul(JSON_BYTES_PER_PILE)
+        .saturating_add(JSON_BYTES_BESIDE_PILES)
+        .min(max_message_bytes)
+}
+
+/// The limits of a JSON call, from `[limits]`.
+#[derive(Debug, Clone, Copy)]
+struct JsonLimits {
+    /// [`json_body_limit`].
+    body_bytes: usize,
+    /// `limits.max_piles`.
+    max_piles: usize,
+    /// `limits.max_message_bytes`.
+    max_message_bytes: usize,
+}
+
+/// The layer of [`Connect`]: JSON request bodies within `limits`
+/// ([`json_body_limit`], `limits.max_piles`); the rows refused for their
+/// length are counted in `metrics`.
+pub fn layer<S>(
+    limits: &Limits,
+    metrics: Arc<Metrics>,
+) -> impl tower::Layer<S, Service = Connect<S>> + Clone + use<S> {
+    let (max_piles, max_message_bytes) = (limits.max_piles.get(), limits.max_message_bytes.get());
+    let limits = JsonLimits {
+        body_bytes: json_body_limit(max_piles, max_message_bytes),
+        max_piles,
+        max_message_bytes,
+    };
     tower::layer::layer_fn(move |inner| Connect {
         inner,
-        max_request_bytes,
+        limits,
+        metrics: Arc::clone(&metrics),
     })
 }
 
@@ -52,7 +123,8 @@ pub fn layer<S>(max_request_bytes: usize) -> impl tower::Layer<S, Service = Conn
 #[derive(Debug, Clone)]
 pub struct Connect<S> {
     inner: S,
-    max_request_bytes: usize,
+    limits: JsonLimits,
+    metrics: Arc<Metrics>,
 }
 
 /// Is this a Connect JSON request (a POST of `application/json`)?
@@ -64,6 +136,34 @@ fn is_json_post(request: &http::Request<Body>) -> bool {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split(';').next())
             .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Why a StoneGame method other than the unary ones is not served as JSON,
+/// and what to use instead.
+fn not_unary(method: &str) -> String {
+    let served = UNARY.join(", ");
+    match method {
+        "Solve" => "Solve is a bidirectional stream, which neither Connect's unary JSON nor \
+                    gRPC-Web can carry: call it over native gRPC (HTTP/2, application/grpc), or \
+                    ask SuggestMove per position (docs/web.md)"
+            .into(),
+        "Check" => "Check is a client stream, which neither Connect's unary JSON nor gRPC-Web \
+                    can carry: call it over native gRPC (HTTP/2, application/grpc), or run \
+                    `stonegame check` (docs/web.md)"
+            .into(),
+        "Play" => "Play is a bidirectional stream, which neither Connect's unary JSON nor \
+                   gRPC-Web can carry: play one call per turn with PlayStep over gRPC-Web or \
+                   gRPC (docs/web.md)"
+            .into(),
+        "GetTables" | "Generate" | "PlayStep" => format!(
+            "{method} is a server stream: Connect JSON serves the unary methods ({served}); \
+             call {method} over gRPC-Web or gRPC (docs/web.md)"
+        ),
+        other => format!(
+            "`{}` is not a method of stonegame.v1.StoneGame (Connect JSON serves {served})",
+            cut(other, ECHO_BYTES)
+        ),
+    }
 }
 
 impl<S> tower::Service<http::Request<Body>> for Connect<S>
@@ -94,26 +194,104 @@ where
         // (tower's contract for services called from a spawned future).
         let inner = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, inner);
-        let limit = self.max_request_bytes;
+        let limits = self.limits;
+        let metrics = Arc::clone(&self.metrics);
         match method {
             "SuggestMove" => Box::pin(async move {
                 let answered = unary::<S, pb::SuggestMoveRequest, pb::SuggestMoveResponse>(
-                    inner, request, limit,
+                    inner,
+                    request,
+                    limits,
+                    (Rpc::SuggestMove, &metrics),
                 );
                 Ok(answered
                     .await
                     .unwrap_or_else(|status| error_response(&status, None)))
             }),
             other => {
-                let status = Status::unimplemented(format!(
-                    "{other}: Connect JSON serves the unary methods ({}); call {other} over gRPC \
-                     or gRPC-Web (docs/web.md)",
-                    UNARY.join(", ")
-                ));
+                let status = Status::unimplemented(not_unary(other));
                 Box::pin(async move { Ok(error_response(&status, None)) })
             }
         }
     }
+}
+
+/// The body of a JSON call, received within `limits`: refused at a
+/// `content-length` or a received size past [`JsonLimits::body_bytes`], or
+/// at the first pile past `limits.max_piles` (counted in `metrics` as the
+/// RPC's refusal).
+async fn receive(
+    headers: &http::HeaderMap,
+    mut body: Body,
+    limits: JsonLimits,
+    (rpc, metrics): (Rpc, &Metrics),
+) -> Result<Vec<u8>, Status> {
+    let started = Instant::now();
+    let too_large = || {
+        Status::resource_exhausted(format!(
+            "the request body is larger than the limit of {} bytes (for JSON: {} bytes for each \
+             of limits.max_piles = {} piles and {} for the other fields, at most \
+             limits.max_message_bytes = {})",
+            limits.body_bytes,
+            JSON_BYTES_PER_PILE,
+            limits.max_piles,
+            JSON_BYTES_BESIDE_PILES,
+            limits.max_message_bytes
+        ))
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.body_bytes as u64) {
+        return Err(too_large());
+    }
+    let mut received = Vec::with_capacity(declared.unwrap_or(0) as usize);
+    let mut piles = PileCounter::new(limits.max_piles);
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| Status::cancelled(format!("the request body was not received: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if received.len() + data.len() > limits.body_bytes {
+            return Err(too_large());
+        }
+        if let Err(e) = piles.feed(&data) {
+            metrics.rpc_ended(
+                rpc,
+                Code::ResourceExhausted,
+                Protocol::Connect,
+                started.elapsed(),
+            );
+            return Err(Status::resource_exhausted(e.to_string()));
+        }
+        received.extend_from_slice(&data);
+    }
+    Ok(received)
+}
+
+/// serde_json's error, with the text it quotes from the request cut to
+/// [`ECHO_BYTES`] and where it is (line and column) kept.
+fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&at) {
+        Some(message) => format!("{}{at}", cut(message, ECHO_BYTES)),
+        None => cut(&text, ECHO_BYTES).into_owned(),
+    }
+}
+
+/// `text` cut to at most `max` bytes at a char boundary, "…" marking the cut.
+pub fn cut(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return text.into();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end]).into()
 }
 
 /// One unary call: JSON in, the gRPC call, JSON out. `Err`: the call
@@ -121,7 +299,8 @@ where
 async fn unary<S, Req, Res>(
     mut inner: S,
     request: http::Request<Body>,
-    limit: usize,
+    limits: JsonLimits,
+    counted: (Rpc, &Metrics),
 ) -> Result<http::Response<Body>, Status>
 where
     S: tower::Service<http::Request<Body>, Response = http::Response<Body>, Error = Infallible>,
@@ -129,27 +308,20 @@ where
     Res: Message + Serialize + Default,
 {
     let (parts, body) = request.into_parts();
-    let collected = Limited::new(body, limit).collect().await.map_err(|e| {
-        if e.is::<http_body_util::LengthLimitError>() {
-            Status::resource_exhausted(format!(
-                "the request body is larger than the limit of {limit} bytes \
-                 (limits.max_message_bytes)"
-            ))
-        } else {
-            Status::cancelled(format!("the request body was not received: {e}"))
-        }
-    })?;
-    let message: Req = serde_json::from_slice(&collected.to_bytes()).map_err(|e| {
+    let timeout = connect_timeout(&parts.headers)?;
+    let received = receive(&parts.headers, body, limits, counted).await?;
+    let message: Req = serde_json::from_slice(&received).map_err(|e| {
         Status::invalid_argument(format!(
-            "the request is not the JSON of a {}: {e}",
+            "the request is not the JSON of a {}: {}",
             std::any::type_name::<Req>()
                 .rsplit("::")
                 .next()
-                .unwrap_or("message")
+                .unwrap_or("message"),
+            json_error(&e)
         ))
     })?;
-    let timeout = connect_timeout(&parts.headers);
-    let grpc = grpc_request(parts, &message);
+    drop(received);
+    let grpc = grpc_request(parts, &message, timeout);
     // tonic reads `grpc-timeout` before these layers run, so a Connect
     // deadline is kept here: past it, the call is dropped (which cancels
     // its work) and answered `deadline_exceeded`.
@@ -194,8 +366,12 @@ where
 }
 
 /// The gRPC request of a Connect call: its headers (tokens and all), the
-/// message framed, `connect-timeout-ms` as `grpc-timeout`.
-fn grpc_request<M: Message>(mut parts: http::request::Parts, message: &M) -> http::Request<Body> {
+/// message framed, the deadline of `connect-timeout-ms` as `grpc-timeout`.
+fn grpc_request<M: Message>(
+    mut parts: http::request::Parts,
+    message: &M,
+    timeout: Option<Duration>,
+) -> http::Request<Body> {
     let encoded = message.encode_to_vec();
     let mut framed = Vec::with_capacity(5 + encoded.len());
     framed.push(0);
@@ -203,7 +379,7 @@ fn grpc_request<M: Message>(mut parts: http::request::Parts, message: &M) -> htt
     framed.extend_from_slice(&encoded);
     let headers = &mut parts.headers;
     // The handlers see the deadline as gRPC's (their work stops with it).
-    if let Some(t) = connect_timeout(headers)
+    if let Some(t) = timeout
         && let Ok(value) = HeaderValue::from_str(&format!("{}m", t.as_millis().min(99_999_999)))
     {
         headers.insert("grpc-timeout", value);
@@ -221,10 +397,25 @@ fn grpc_request<M: Message>(mut parts: http::request::Parts, message: &M) -> htt
     http::Request::from_parts(parts, Body::new(Full::new(Bytes::from(framed))))
 }
 
-/// The call's deadline, `connect-timeout-ms`.
-fn connect_timeout(headers: &http::HeaderMap) -> Option<std::time::Duration> {
-    let ms = headers.get("connect-timeout-ms")?.to_str().ok()?;
-    ms.trim().parse().ok().map(std::time::Duration::from_millis)
+/// The call's deadline, `connect-timeout-ms`: 1 to 10 digits (the Connect
+/// protocol's `1*10 DIGIT`), milliseconds; anything else is
+/// `invalid_argument` naming the header.
+fn connect_timeout(headers: &http::HeaderMap) -> Result<Option<Duration>, Status> {
+    let Some(value) = headers.get("connect-timeout-ms") else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(value.as_bytes());
+    let digits = text.trim();
+    if (1..=10).contains(&digits.len())
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(ms) = digits.parse::<u64>()
+    {
+        return Ok(Some(Duration::from_millis(ms)));
+    }
+    Err(Status::invalid_argument(format!(
+        "connect-timeout-ms: `{}` is not a deadline in milliseconds (1 to 10 digits)",
+        cut(&text, ECHO_BYTES)
+    )))
 }
 
 /// The HTTP status Connect maps a code to.
@@ -314,6 +505,74 @@ mod tests {
             assert_eq!(http_status(code).as_u16(), http, "{code:?}");
             assert_eq!(code_name(code), name);
         }
+    }
+
+    /// Echoed text is cut at a char boundary, marked; where stays.
+    #[test]
+    fn echoes_are_cut() {
+        assert_eq!(cut("short", 8), "short");
+        assert_eq!(cut("ééé", 3), "é…");
+        let key = "k".repeat(1 << 20);
+        let e = serde_json::from_str::<pb::SuggestMoveRequest>(&format!("{{\"{key}\": 1}}"))
+            .expect_err("unknown field");
+        let message = json_error(&e);
+        assert!(message.len() < ECHO_BYTES + 64, "{message}");
+        assert!(message.starts_with("unknown field `kkk"), "{message}");
+        assert!(message.contains("… at line 1 column 10485"), "{message}");
+    }
+
+    /// `connect-timeout-ms` is 1 to 10 digits or refused by name.
+    #[test]
+    fn connect_timeout_is_digits_or_refused() {
+        let of = |v: &str| {
+            let mut headers = http::HeaderMap::new();
+            headers.insert("connect-timeout-ms", HeaderValue::from_str(v).unwrap());
+            connect_timeout(&headers)
+        };
+        assert_eq!(connect_timeout(&http::HeaderMap::new()).unwrap(), None);
+        assert_eq!(of("250").unwrap(), Some(Duration::from_millis(250)));
+        assert_eq!(
+            of("9999999999").unwrap(),
+            Some(Duration::from_millis(9_999_999_999))
+        );
+        for bad in ["", "soon", "-1", "1.5", "12345678901", "1e3"] {
+            let e = of(bad).expect_err(bad);
+            assert_eq!(e.code(), Code::InvalidArgument, "{bad}");
+            assert!(e.message().starts_with("connect-timeout-ms: "), "{e}");
+        }
+        let e = of(&"9".repeat(4000)).expect_err("long");
+        assert!(e.message().len() < ECHO_BYTES + 100, "{}", e.message());
+    }
+
+    /// The body limit follows max_piles, never above max_message_bytes.
+    #[test]
+    fn the_body_limit() {
+        assert_eq!(json_body_limit(200_000, 16 << 20), 200_000 * 64 + 65_536);
+        assert_eq!(json_body_limit(1_000_000, 16 << 20), 16 << 20);
+        assert_eq!(json_body_limit(usize::MAX, 16 << 20), 16 << 20);
+        // A pretty-printed row of the largest piles fits.
+        let piles = vec![i64::MAX.to_string(); 1000];
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "piles": piles,
+            "variant": "VARIANT_LEFTMOST",
+            "strength": 0.123456789,
+            "seed": u64::MAX.to_string(),
+        }))
+        .unwrap();
+        assert!(text.len() <= json_body_limit(1000, 16 << 20));
+    }
+
+    /// The advice for each method JSON does not serve.
+    #[test]
+    fn advice_for_the_streams() {
+        assert!(not_unary("Solve").contains("native gRPC"));
+        assert!(not_unary("Check").contains("native gRPC"));
+        assert!(not_unary("Play").contains("PlayStep"));
+        for m in ["Solve", "Check", "Play"] {
+            assert!(!not_unary(m).contains("over gRPC-Web or gRPC)"), "{m}");
+        }
+        assert!(not_unary("GetTables").contains("over gRPC-Web or gRPC"));
+        assert!(not_unary(&"X".repeat(10_000)).len() < ECHO_BYTES + 100);
     }
 
     /// 64-bit integers are read from JSON strings and numbers, written as

@@ -9,7 +9,8 @@
 //!    `retry-after-ms` exposed to the listed origins;
 //! 2. the page ([`page`]): `GET /` and `/assets/…` answered from the bundle
 //!    built into the binary, unless `web.page = false`;
-//! 3. the Connect protocol's unary JSON form ([`connect`]), turned into a
+//! 3. the Connect protocol's unary JSON form ([`connect`]), its body bounded
+//!    and its piles counted ([`pile_count`]) as they arrive, turned into a
 //!    gRPC call of the same method and back;
 //! 4. [`protocol::layer`]: which protocol the call came in
 //!    (`metrics::Protocol`, the `protocol` label of the RPC metrics), and a clear
@@ -23,6 +24,7 @@ pub mod answer;
 pub mod connect;
 pub mod cors;
 pub mod page;
+pub mod pile_count;
 pub mod protocol;
 
 pub use cors::cors;
