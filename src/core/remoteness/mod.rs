@@ -24,6 +24,7 @@
 
 mod dp;
 pub mod exhaustive;
+mod fast;
 mod leftmost;
 mod pl;
 #[cfg(test)]
@@ -139,7 +140,7 @@ pub fn solve_with<C: Cancel + ?Sized>(
             }
         }
         Variant::TwoEnds => {
-            let f = dp::row_functions(piles, cancel)?;
+            let f = row_functions(piles, cancel)?;
             let mut ranges = dp::ranges(&f.left, Side::Left, first);
             ranges.extend(dp::ranges(&f.right, Side::Right, row.last_pile()));
             Solved {
@@ -151,6 +152,19 @@ pub fn solve_with<C: Cancel + ?Sized>(
     };
     sort_best_first(&mut out.ranges);
     Ok(out)
+}
+
+/// The DP's functions of a row of n ≥ 2 piles: on the `i64` fast path
+/// when the row fits it, else (or when a function needs more pieces than
+/// the fast path holds) the `i128` DP.
+fn row_functions<C: Cancel + ?Sized>(
+    piles: &[u64],
+    cancel: &C,
+) -> Result<dp::RowFunctions, C::Stop> {
+    match fast::row_functions(piles, cancel)? {
+        Some(f) => Ok(f),
+        None => dp::row_functions(piles, cancel),
+    }
 }
 
 /// Orders ranges best first for the mover: winning ranges before losing
@@ -191,7 +205,7 @@ pub fn remoteness_with<C: Cancel + ?Sized>(
         Variant::TwoEnds if row.len() == 1 => Ok(1),
         Variant::TwoEnds => {
             cancel.check()?;
-            let f = dp::row_functions(row.as_slice(), cancel)?;
+            let f = row_functions(row.as_slice(), cancel)?;
             Ok(f.left.eval(i128::from(row.first_pile())) as u128)
         }
     }

@@ -374,3 +374,41 @@ fn parallel_layers_agree_with_the_verdict_and_reversal() {
         );
     }
 }
+
+/// The `i64` fast path computes the same functions as the `i128` DP on
+/// `0 .. 2^52` (rows within its bounds), and declines rows beyond them.
+#[test]
+fn the_fast_path_equals_the_i128_dp() {
+    let mut rng = ChaCha8Rng::seed_from_u64(52);
+    let below = |f: &pl::Pl| -> Vec<pl::Piece> {
+        f.pieces()
+            .iter()
+            .copied()
+            .filter(|p| p.start < 1 << 52)
+            .collect()
+    };
+    for case in 0..400 {
+        let n = rng.random_range(2..=60);
+        let row: Vec<u64> = match case % 5 {
+            0 => random_row(&mut rng, n, 5),
+            1 => random_row(&mut rng, n, 1_000_000_000),
+            2 => {
+                let base = rng.random_range(1..=1_000_000u64);
+                (0..n).map(|_| base + rng.random_range(0..=3)).collect()
+            }
+            3 => (0..n)
+                .map(|_| (fast::MAX_PILE - 1) - rng.random_range(0..=3))
+                .collect(),
+            _ => random_row(&mut rng, n, 40),
+        };
+        let slow = dp::row_functions(&row, &Never).unwrap();
+        let quick = fast::row_functions(&row, &Never)
+            .unwrap()
+            .unwrap_or_else(|| panic!("declined {row:?}"));
+        assert_eq!(below(&quick.left), below(&slow.left), "{row:?}");
+        assert_eq!(below(&quick.right), below(&slow.right), "{row:?}");
+        assert!(quick.max_pieces <= slow.max_pieces, "{row:?}");
+    }
+    let near_max = [MAX_PILE, 3, MAX_PILE - 1];
+    assert!(fast::row_functions(&near_max, &Never).unwrap().is_none());
+}
