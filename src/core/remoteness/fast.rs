@@ -112,14 +112,15 @@ impl<const N: usize> Fx<N> {
         if start >= END {
             return;
         }
-        let len = self.len();
+        let mut len = self.len();
+        if len > 0 && self.p[len - 1].start == start {
+            // The same start replaces the last piece.
+            len -= 1;
+            self.len -= 1;
+        }
         if len > 0 {
             let last = self.p[len - 1];
-            debug_assert!(start >= last.start);
-            if last.start == start {
-                self.len -= 1;
-                return self.push(start, value, slope);
-            }
+            debug_assert!(start > last.start);
             if last.slope == slope && last.at(start) == value {
                 return;
             }
@@ -157,34 +158,6 @@ impl<const N: usize> Fx<N> {
         }
     }
 
-    fn set_indicator(&mut self, ranges: &[(V, V)], inside: V, outside: V) {
-        self.clear();
-        self.push(0, outside, 0);
-        for &(s, e) in ranges {
-            self.push(s, inside, 0);
-            self.push(e, outside, 0);
-        }
-    }
-
-    fn set_point_into<const M: usize>(&self, x: V, v: V, out: &mut Fx<M>) {
-        out.clear();
-        out.full |= self.full;
-        for (k, p) in self.pieces().iter().enumerate() {
-            let e = self.end_of(k);
-            if e <= x || p.start > x {
-                out.push(p.start, p.value, p.slope);
-                continue;
-            }
-            if p.start < x {
-                out.push(p.start, p.value, p.slope);
-            }
-            out.push(x, v, 0);
-            if x + 1 < e {
-                out.push(x + 1, p.at(x + 1), p.slope);
-            }
-        }
-    }
-
     fn combine_into<const M: usize, const K: usize>(
         &self,
         other: &Fx<M>,
@@ -200,29 +173,96 @@ impl<const N: usize> Fx<N> {
             let (a, b) = (self.p[ia], other.p[ib]);
             let (ea, eb) = (self.end_of(ia), other.end_of(ib));
             let e = ea.min(eb);
-            let (va, vb) = (a.at(t), b.at(t));
-            let d = sign * (va - vb);
-            let ds = sign * (a.slope - b.slope);
-            let d_last = d + ds * (e - 1 - t);
-            if d >= 0 && d_last >= 0 {
-                out.push(t, va, a.slope);
-            } else if d <= 0 && d_last <= 0 {
-                out.push(t, vb, b.slope);
-            } else if d > 0 {
-                let k = d / (-ds) + 1;
-                out.push(t, va, a.slope);
-                out.push(t + k, b.at(t + k), b.slope);
-            } else {
-                let k = (-d) / ds + 1;
-                out.push(t, vb, b.slope);
-                out.push(t + k, a.at(t + k), a.slope);
-            }
+            emit_better(out, t, e, a, b, sign);
             t = e;
             if ea == e {
                 ia += 1;
             }
             if eb == e {
                 ib += 1;
+            }
+        }
+    }
+
+    /// Into `out`: `self`, with the better (`sign` 1: larger, −1: smaller)
+    /// of it and the constant `c` on `s .. e`.
+    fn clamp_into<const K: usize>(&self, s: V, e: V, c: V, sign: V, out: &mut Fx<K>) {
+        out.clear();
+        out.full |= self.full;
+        for (k, &p) in self.pieces().iter().enumerate() {
+            let (ps, pe) = (p.start, self.end_of(k));
+            if ps < s {
+                out.push(ps, p.value, p.slope);
+            }
+            let (is, ie) = (ps.max(s), pe.min(e));
+            if is < ie {
+                let cp = Piece {
+                    start: is,
+                    value: c,
+                    slope: 0,
+                };
+                emit_better(out, is, ie, p, cp, sign);
+            }
+            let t = ps.max(e);
+            if t < pe {
+                out.push(t, p.at(t), p.slope);
+            }
+        }
+    }
+
+    /// Into `out`: on each range of `inner`, `self(x + shift) + add` (`compose`)
+    /// or `self(x) + add` where `x + shift < hi`, [`INF`]` + add` elsewhere.
+    fn masked_into<const K: usize>(
+        &self,
+        inner: &[Shift],
+        hi: V,
+        compose: bool,
+        add: V,
+        out: &mut Fx<K>,
+    ) {
+        out.clear();
+        out.full |= self.full;
+        for sh in inner {
+            let kept = sh.end.min(hi - sh.shift);
+            let rs = if compose { sh.shift } else { 0 };
+            if sh.start < kept {
+                let (lo, hi) = (sh.start + rs, kept + rs);
+                let mut k = self.find(lo);
+                let mut x = lo;
+                while x < hi {
+                    let p = self.p[k];
+                    out.push(x - rs, p.at(x) + add, p.slope);
+                    x = self.end_of(k);
+                    k += 1;
+                }
+            }
+            let t = sh.start.max(kept);
+            if t < sh.end {
+                out.push(t, INF + add, 0);
+            }
+        }
+    }
+
+    /// Into `out`: `self` with the value `v` at each point `(x, v)` (in
+    /// increasing order).
+    fn set_points_into<const M: usize>(&self, points: &[(V, V)], out: &mut Fx<M>) {
+        out.clear();
+        out.full |= self.full;
+        let mut next = 0;
+        for (k, p) in self.pieces().iter().enumerate() {
+            let e = self.end_of(k);
+            let mut t = p.start;
+            while next < points.len() && points[next].0 < e {
+                let (x, v) = points[next];
+                if t < x {
+                    out.push(t, p.at(t), p.slope);
+                }
+                out.push(x, v, 0);
+                t = x + 1;
+                next += 1;
+            }
+            if t < e {
+                out.push(t, p.at(t), p.slope);
             }
         }
     }
@@ -253,6 +293,42 @@ impl<const N: usize> Fx<N> {
             );
         }
         out
+    }
+}
+
+/// `d / s` for `d ≥ 0`, `s > 0` (s is 2 or 1 on every row seen).
+#[inline(always)]
+fn div_small(d: V, s: V) -> V {
+    match s {
+        2 => d >> 1,
+        1 => d,
+        _ => d / s,
+    }
+}
+
+/// Pushes onto `out`, on `t .. e`, the better (`sign` 1: larger, −1:
+/// smaller) of the lines of `a` and `b`.
+#[inline(always)]
+fn emit_better<const K: usize>(out: &mut Fx<K>, t: V, e: V, a: Piece, b: Piece, sign: V) {
+    let (va, vb) = (a.at(t), b.at(t));
+    // d ≥ 0 where a is the one to keep.
+    let d = sign * (va - vb);
+    let ds = sign * (a.slope - b.slope);
+    let d_last = d + ds * (e - 1 - t);
+    if d >= 0 && d_last >= 0 {
+        out.push(t, va, a.slope);
+    } else if d <= 0 && d_last <= 0 {
+        out.push(t, vb, b.slope);
+    } else if d > 0 {
+        // a then b: the first k with d + ds·k < 0 (ds < 0).
+        let k = div_small(d, -ds) + 1;
+        out.push(t, va, a.slope);
+        out.push(t + k, b.at(t + k), b.slope);
+    } else {
+        // b then a: the first k with d + ds·k > 0 (ds > 0).
+        let k = div_small(-d, ds) + 1;
+        out.push(t, vb, b.slope);
+        out.push(t + k, a.at(t + k), a.slope);
     }
 }
 
@@ -361,25 +437,6 @@ fn curve_inv_shifts(l: V, r: V) -> Shifts {
     }
 }
 
-/// The ranges of `x` (in order) where `inner(x) < hi`.
-fn ranges_below(inner: &[Shift], hi: V) -> ([(V, V); 5], usize) {
-    let mut out = [(0, 0); 5];
-    let mut len = 0;
-    for sh in inner {
-        let s = sh.start;
-        let e = sh.end.min(hi - sh.shift);
-        if s < e {
-            if len > 0 && out[len - 1].1 == s {
-                out[len - 1].1 = e;
-            } else {
-                out[len] = (s, e);
-                len += 1;
-            }
-        }
-    }
-    (out, len)
-}
-
 type Sc = Fx<SCRATCH_CAP>;
 type Lf = Fx<LAYER_CAP>;
 
@@ -387,13 +444,12 @@ type Lf = Fx<LAYER_CAP>;
 struct Scratch {
     a: Sc,
     b: Sc,
-    mask: Fx<12>,
     c: Sc,
 }
 
 impl Scratch {
     fn full(&self) -> bool {
-        self.a.full | self.b.full | self.mask.full | self.c.full
+        self.a.full | self.b.full | self.c.full
     }
 }
 
@@ -401,15 +457,17 @@ fn curve_remoteness(p: &Lf, q: &Lf, l: V, r: V, ws: &mut Scratch) {
     let c0 = p.eval(l);
     p.compose_into(curve_shifts(l, r).as_slice(), &mut ws.a);
     ws.a.combine_into(q, true, &mut ws.b);
-    if l >= 1 {
+    let g = if l >= 1 {
+        // f(y) > l exactly for y ≥ l (l < r) or y > l (l ≥ r), y ≠ r.
         let from = if l < r { l } else { l + 1 };
-        ws.mask.set_indicator(&[(from, END)], c0 + 1, -INF);
-        ws.b.combine_into(&ws.mask, true, &mut ws.a);
-        std::mem::swap(&mut ws.a, &mut ws.b);
-    }
-    ws.b.add(1);
+        ws.b.clamp_into(from, END, c0 + 1, 1, &mut ws.a);
+        &mut ws.a
+    } else {
+        &mut ws.b
+    };
+    g.add(1);
     let forced = (r >= 1).then(|| (r, q.eval(r)));
-    running_max(&ws.b, forced, c0, &mut ws.c);
+    running_max(g, forced, c0, &mut ws.c);
 }
 
 fn running_max(g: &Sc, forced: Option<(V, V)>, c0: V, out: &mut Sc) {
@@ -467,12 +525,12 @@ fn running_max(g: &Sc, forced: Option<(V, V)>, c0: V, out: &mut Sc) {
     }
 }
 
-fn finish(m: &Sc, v0: V, point: V, v: V, tmp: &mut Sc, out: &mut Lf) {
+/// Into `out`: `m` with `m(0) = v0` and `m(point) = v` when `point ≥ 1`.
+fn finish(m: &Sc, v0: V, point: V, v: V, out: &mut Lf) {
     if point >= 1 {
-        m.set_point_into(0, v0, tmp);
-        tmp.set_point_into(point, v, out);
+        m.set_points_into(&[(0, v0), (point, v)], out);
     } else {
-        m.set_point_into(0, v0, out);
+        m.set_points_into(&[(0, v0)], out);
     }
 }
 
@@ -481,14 +539,11 @@ fn left_free(ws: &mut Scratch, l: V, r: V, y_end: V, p0: V, out: &mut Lf) {
     let fy = curve(l, r, y_end);
     let cy = c.eval(y_end);
     let inv = curve_inv_shifts(l, r);
-    c.compose_into(inv.as_slice(), &mut ws.a);
-    let (rs, n) = ranges_below(inv.as_slice(), y_end);
-    ws.mask.set_indicator(&rs[..n], -INF, INF);
-    ws.a.combine_into(&ws.mask, true, &mut ws.b);
-    ws.mask.set_indicator(&[(fy + 1, END)], cy, INF);
-    ws.b.combine_into(&ws.mask, false, &mut ws.a);
-    ws.a.add(1);
-    finish(&ws.a, p0, fy, cy, &mut ws.b, out);
+    // 1 + the lost child (x, I, f⁻¹(x)) when f⁻¹(x) < y_end …
+    c.masked_into(inv.as_slice(), y_end, true, 1, &mut ws.a);
+    // … or (f(y_end), I, y_end) when f(y_end) < x, the faster.
+    ws.a.clamp_into(fy + 1, END, cy + 1, -1, &mut ws.b);
+    finish(&ws.b, p0, fy, cy, out);
 }
 
 fn right_free(ws: &mut Scratch, l: V, r: V, x_end: V, q0: V, out: &mut Lf) {
@@ -496,13 +551,11 @@ fn right_free(ws: &mut Scratch, l: V, r: V, x_end: V, q0: V, out: &mut Lf) {
     let yx = curve_inv(l, r, x_end);
     let cx = c.eval(yx);
     let f = curve_shifts(l, r);
-    let (rs, n) = ranges_below(f.as_slice(), x_end);
-    ws.mask.set_indicator(&rs[..n], -INF, INF);
-    c.combine_into(&ws.mask, true, &mut ws.a);
-    ws.mask.set_indicator(&[(yx + 1, END)], cx, INF);
-    ws.a.combine_into(&ws.mask, false, &mut ws.b);
-    ws.b.add(1);
-    finish(&ws.b, q0, yx, cx, &mut ws.a, out);
+    // 1 + the lost child (f(y), I, y) when f(y) < x_end …
+    c.masked_into(f.as_slice(), x_end, false, 1, &mut ws.a);
+    // … or (x_end, I, f⁻¹(x_end)) when f⁻¹(x_end) < y, the faster.
+    ws.a.clamp_into(yx + 1, END, cx + 1, -1, &mut ws.b);
+    finish(&ws.b, q0, yx, cx, out);
 }
 
 /// Is the row within the fast path's bounds?
