@@ -247,3 +247,59 @@ fn best_of(row: &ValidRow<'_>, ranges: &[MoveRange]) -> Move {
     };
     top.to_move(pile, top.best().0)
 }
+
+/// One timing of [`bench`]: the remoteness of a random row beside its
+/// verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchTiming {
+    /// The number of piles.
+    pub piles: usize,
+    /// The largest pile drawn (piles are uniform in `1 ..= max_pile`).
+    pub max_pile: u64,
+    /// The time of the verdict (`first_player_wins`, two ends).
+    pub verdict: std::time::Duration,
+    /// The time of the remoteness with its move ranges ([`solve_with`]).
+    pub remoteness: std::time::Duration,
+    /// The remoteness found (its parity was checked against the verdict).
+    pub value: u128,
+    /// [`Solved::max_pieces`].
+    pub max_pieces: usize,
+}
+
+/// Times the two-ends remoteness (with its move ranges) beside the verdict
+/// on one row of `piles` piles drawn uniformly from `1 ..= max_pile` with
+/// ChaCha8 seeded by `seed` (the same row for the same arguments on every
+/// platform), polling `cancel` once per layer; panics if the parity of the
+/// remoteness is not the verdict. `piles` must be 1 ..= 200,000 and
+/// `max_pile` 1 ..= 2^63 − 1.
+pub fn bench<C: Cancel + ?Sized>(
+    piles: usize,
+    max_pile: u64,
+    seed: u64,
+    cancel: &C,
+) -> Result<BenchTiming, C::Stop> {
+    use rand::{Rng, SeedableRng};
+    use std::time::Instant;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let row: Vec<u64> = (0..piles).map(|_| rng.random_range(1..=max_pile)).collect();
+    let v = ValidRow::new(&row, super::row::MAX_PILES).expect("a valid row");
+    let t = Instant::now();
+    let wins = super::verdict::first_player_wins(&v, Variant::TwoEnds);
+    let verdict = t.elapsed();
+    let t = Instant::now();
+    let solved = solve_with(&v, Variant::TwoEnds, cancel)?;
+    let remoteness = t.elapsed();
+    assert_eq!(
+        solved.remoteness % 2 == 1,
+        wins,
+        "parity against the verdict"
+    );
+    Ok(BenchTiming {
+        piles,
+        max_pile,
+        verdict,
+        remoteness,
+        value: solved.remoteness,
+        max_pieces: solved.max_pieces,
+    })
+}

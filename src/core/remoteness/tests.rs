@@ -320,30 +320,31 @@ proptest! {
 }
 
 /// Timing (run with `--ignored --nocapture`): remoteness beside the
-/// verdict on one random row of piles up to 10^9 per size; `REM_SIZES`
-/// (comma-separated) overrides the sizes.
+/// verdict on one random row of piles up to 10^9 per size ([`bench`]);
+/// `REM_SIZES` (comma-separated) overrides the sizes, `REM_THREADS` the
+/// number of threads (default: rayon's).
 #[test]
 #[ignore]
 fn time_remoteness_beside_the_verdict() {
+    let threads: usize = std::env::var("REM_THREADS").map_or(0, |t| t.parse().unwrap());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     let sizes: Vec<usize> = std::env::var("REM_SIZES")
         .unwrap_or_else(|_| "1000,20000".into())
         .split(',')
         .map(|s| s.trim().parse().unwrap())
         .collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(2009);
     for n in sizes {
-        let row = random_row(&mut rng, n, 1_000_000_000);
-        let v = valid(&row);
-        let t = Instant::now();
-        let wins = first_player_wins(&v, Variant::TwoEnds);
-        let verdict = t.elapsed();
-        let t = Instant::now();
-        let solved = solve_with(&v, Variant::TwoEnds, &Never).unwrap();
-        let rem = t.elapsed();
-        assert_eq!(solved.remoteness % 2 == 1, wins);
+        let Ok(t) = pool.install(|| bench(n, 1_000_000_000, 2009, &Never));
         eprintln!(
-            "n = {n}: verdict {verdict:?}, remoteness {rem:?} (= {}, {} pieces at most)",
-            solved.remoteness, solved.max_pieces
+            "n = {n}, {} threads: verdict {:?}, remoteness {:?} (= {}, {} pieces at most)",
+            pool.current_num_threads(),
+            t.verdict,
+            t.remoteness,
+            t.value,
+            t.max_pieces
         );
     }
 }
