@@ -151,77 +151,10 @@ impl<const N: usize> Fx<N> {
         self.p[self.find(x)].at(x)
     }
 
-    fn add(&mut self, c: V) {
-        let len = self.len();
-        for p in &mut self.p[..len] {
-            p.value += c;
-        }
-    }
-
-    fn combine_into<const M: usize, const K: usize>(
-        &self,
-        other: &Fx<M>,
-        max: bool,
-        out: &mut Fx<K>,
-    ) {
-        let sign: V = if max { 1 } else { -1 };
-        out.clear();
-        out.full |= self.full | other.full;
-        let (mut ia, mut ib) = (0, 0);
-        let mut t = 0;
-        while t < END {
-            let (a, b) = (self.p[ia], other.p[ib]);
-            let (ea, eb) = (self.end_of(ia), other.end_of(ib));
-            let e = ea.min(eb);
-            emit_better(out, t, e, a, b, sign);
-            t = e;
-            if ea == e {
-                ia += 1;
-            }
-            if eb == e {
-                ib += 1;
-            }
-        }
-    }
-
-    /// Into `out`: `self`, with the better (`sign` 1: larger, −1: smaller)
-    /// of it and the constant `c` on `s .. e`.
-    fn clamp_into<const K: usize>(&self, s: V, e: V, c: V, sign: V, out: &mut Fx<K>) {
-        out.clear();
-        out.full |= self.full;
-        for (k, &p) in self.pieces().iter().enumerate() {
-            let (ps, pe) = (p.start, self.end_of(k));
-            if ps < s {
-                out.push(ps, p.value, p.slope);
-            }
-            let (is, ie) = (ps.max(s), pe.min(e));
-            if is < ie {
-                let cp = Piece {
-                    start: is,
-                    value: c,
-                    slope: 0,
-                };
-                emit_better(out, is, ie, p, cp, sign);
-            }
-            let t = ps.max(e);
-            if t < pe {
-                out.push(t, p.at(t), p.slope);
-            }
-        }
-    }
-
-    /// Into `out`: on each range of `inner`, `self(x + shift) + add` (`compose`)
-    /// or `self(x) + add` where `x + shift < hi`, [`INF`]` + add` elsewhere.
-    fn masked_into<const K: usize>(
-        &self,
-        inner: &[Shift],
-        hi: V,
-        compose: bool,
-        add: V,
-        out: &mut Fx<K>,
-    ) {
-        out.clear();
-        out.full |= self.full;
+    /// Runs into `sink`: on each range of `inner`, `self(x + shift) + add`
+    /// (`compose`) or `self(x) + add` where `x + shift < hi`, [`INF`]` + add`
+    /// elsewhere.
+    fn masked_runs<S: Sink>(&self, inner: &[Shift], hi: V, compose: bool, add: V, sink: &mut S) {
         for sh in inner {
             let kept = sh.end.min(hi - sh.shift);
             let rs = if compose { sh.shift } else { 0 };
@@ -231,38 +164,44 @@ impl<const N: usize> Fx<N> {
                 let mut x = lo;
                 while x < hi {
                     let p = self.p[k];
-                    out.push(x - rs, p.at(x) + add, p.slope);
-                    x = self.end_of(k);
+                    let e = self.end_of(k).min(hi);
+                    sink.run(x - rs, e - rs, p.at(x) + add, p.slope);
+                    x = e;
                     k += 1;
                 }
             }
             let t = sh.start.max(kept);
             if t < sh.end {
-                out.push(t, INF + add, 0);
+                sink.run(t, sh.end, INF + add, 0);
             }
         }
     }
 
-    /// Into `out`: `self` with the value `v` at each point `(x, v)` (in
-    /// increasing order).
-    fn set_points_into<const M: usize>(&self, points: &[(V, V)], out: &mut Fx<M>) {
-        out.clear();
-        out.full |= self.full;
-        let mut next = 0;
-        for (k, p) in self.pieces().iter().enumerate() {
-            let e = self.end_of(k);
-            let mut t = p.start;
-            while next < points.len() && points[next].0 < e {
-                let (x, v) = points[next];
-                if t < x {
-                    out.push(t, p.at(t), p.slope);
-                }
-                out.push(x, v, 0);
-                t = x + 1;
-                next += 1;
+    /// Runs into `sink`: `max(self, other) + add` (`sign` 1) or the minimum
+    /// (`sign` −1).
+    fn combine_runs<const M: usize, S: Sink>(&self, other: &Fx<M>, sign: V, add: V, sink: &mut S) {
+        let (mut ia, mut ib) = (0, 0);
+        let mut t = 0;
+        while t < END {
+            let (a, b) = (self.p[ia], other.p[ib]);
+            let (ea, eb) = (self.end_of(ia), other.end_of(ib));
+            let e = ea.min(eb);
+            better_runs(
+                sink,
+                t,
+                e,
+                a.at(t) + add,
+                a.slope,
+                b.at(t) + add,
+                b.slope,
+                sign,
+            );
+            t = e;
+            if ea == e {
+                ia += 1;
             }
-            if t < e {
-                out.push(t, p.at(t), p.slope);
+            if eb == e {
+                ib += 1;
             }
         }
     }
@@ -306,29 +245,153 @@ fn div_small(d: V, s: V) -> V {
     }
 }
 
-/// Pushes onto `out`, on `t .. e`, the better (`sign` 1: larger, −1:
-/// smaller) of the lines of `a` and `b`.
+/// Where the stages of a segment send their result: runs `v + sl · (x − t)`
+/// on `t .. e`, in order, covering `0 .. END`.
+trait Sink {
+    fn run(&mut self, t: V, e: V, v: V, sl: V);
+}
+
+/// Runs into `sink` on `t .. e`: the better (`sign` 1: larger, −1: smaller)
+/// of the lines `va + sa · (x − t)` and `vb + sb · (x − t)`.
 #[inline(always)]
-fn emit_better<const K: usize>(out: &mut Fx<K>, t: V, e: V, a: Piece, b: Piece, sign: V) {
-    let (va, vb) = (a.at(t), b.at(t));
-    // d ≥ 0 where a is the one to keep.
+#[allow(clippy::too_many_arguments)]
+fn better_runs<S: Sink>(sink: &mut S, t: V, e: V, va: V, sa: V, vb: V, sb: V, sign: V) {
     let d = sign * (va - vb);
-    let ds = sign * (a.slope - b.slope);
+    let ds = sign * (sa - sb);
     let d_last = d + ds * (e - 1 - t);
     if d >= 0 && d_last >= 0 {
-        out.push(t, va, a.slope);
+        sink.run(t, e, va, sa);
     } else if d <= 0 && d_last <= 0 {
-        out.push(t, vb, b.slope);
+        sink.run(t, e, vb, sb);
     } else if d > 0 {
         // a then b: the first k with d + ds·k < 0 (ds < 0).
         let k = div_small(d, -ds) + 1;
-        out.push(t, va, a.slope);
-        out.push(t + k, b.at(t + k), b.slope);
+        sink.run(t, t + k, va, sa);
+        sink.run(t + k, e, vb + sb * k, sb);
     } else {
         // b then a: the first k with d + ds·k > 0 (ds > 0).
         let k = div_small(-d, ds) + 1;
-        out.push(t, vb, b.slope);
-        out.push(t + k, a.at(t + k), a.slope);
+        sink.run(t, t + k, vb, sb);
+        sink.run(t + k, e, va + sa * k, sa);
+    }
+}
+
+/// The better (`sign`) of the runs and the constant `c` from `from` on.
+struct Clamp<S> {
+    from: V,
+    c: V,
+    sign: V,
+    next: S,
+}
+
+impl<S: Sink> Sink for Clamp<S> {
+    #[inline(always)]
+    fn run(&mut self, t: V, e: V, v: V, sl: V) {
+        if t < self.from {
+            self.next.run(t, e.min(self.from), v, sl);
+        }
+        let s = t.max(self.from);
+        if s < e {
+            let vs = v + sl * (s - t);
+            better_runs(&mut self.next, s, e, vs, sl, self.c, 0, self.sign);
+        }
+    }
+}
+
+/// The runs with the value `v` at each point `(x, v)` (in increasing
+/// order), pushed onto a function.
+struct Points<'a, const N: usize> {
+    points: [(V, V); 2],
+    len: usize,
+    next: usize,
+    out: &'a mut Fx<N>,
+}
+
+impl<const N: usize> Sink for Points<'_, N> {
+    #[inline(always)]
+    fn run(&mut self, mut t: V, e: V, mut v: V, sl: V) {
+        while self.next < self.len && self.points[self.next].0 < e {
+            let (x, pv) = self.points[self.next];
+            if t < x {
+                self.out.push(t, v, sl);
+            }
+            self.out.push(x, pv, 0);
+            v += sl * (x + 1 - t);
+            t = x + 1;
+            self.next += 1;
+        }
+        if t < e {
+            self.out.push(t, v, sl);
+        }
+    }
+}
+
+/// `C(0) = c0`, `C(y) = v` at the forced point `(y, v)`, and elsewhere on
+/// `1 .. END`, `C(y) = max(2 + max_{1 ≤ y' < y} C(y'), g(y))` for the runs
+/// `g`, pushed onto a function.
+struct RunningMax<'a> {
+    /// The largest C(y') so far (y' ≥ 1).
+    best: Option<V>,
+    forced: Option<(V, V)>,
+    out: &'a mut Sc,
+}
+
+impl RunningMax<'_> {
+    #[inline(always)]
+    fn stretch(&mut self, s: V, e: V, gv: V, slope: V) {
+        let last = e - 1 - s;
+        let out = &mut *self.out;
+        let Some(b) = self.best else {
+            out.push(s, gv, slope.max(2));
+            self.best = Some(gv + slope.max(2) * last);
+            return;
+        };
+        let a = b + 2;
+        if slope < 2 {
+            // The best start in the run is its first point.
+            let v = a.max(gv);
+            out.push(s, v, 2);
+            self.best = Some(v + 2 * last);
+        } else if gv >= a {
+            out.push(s, gv, slope);
+            self.best = Some(gv + slope * last);
+        } else if slope == 2 {
+            out.push(s, a, 2);
+            self.best = Some(a + 2 * last);
+        } else {
+            // a + 2k until g overtakes it: the first k with gv + slope·k ≥ a + 2k.
+            let d = a - gv;
+            let k = (d + slope - 3) / (slope - 2);
+            out.push(s, a, 2);
+            if k <= last {
+                out.push(s + k, gv + slope * k, slope);
+            }
+            self.best = Some((a + 2 * last).max(gv + slope * last));
+        }
+    }
+}
+
+impl Sink for RunningMax<'_> {
+    #[inline(always)]
+    fn run(&mut self, t: V, e: V, v: V, sl: V) {
+        // C(0) is given: the runs count from 1.
+        let (s, gv) = if t == 0 { (1, v + sl) } else { (t, v) };
+        if s >= e {
+            return;
+        }
+        match self.forced {
+            Some((fy, fv)) if s <= fy && fy < e => {
+                if s < fy {
+                    self.stretch(s, fy, gv, sl);
+                }
+                self.out.push(fy, fv, 0);
+                self.best = Some(self.best.map_or(fv, |b| b.max(fv)));
+                if fy + 1 < e {
+                    self.stretch(fy + 1, e, gv + sl * (fy + 1 - s), sl);
+                }
+            }
+            _ => self.stretch(s, e, gv, sl),
+        }
     }
 }
 
@@ -453,109 +516,86 @@ impl Scratch {
     }
 }
 
+/// Into `ws.c`: the remoteness `C(y)` of the lost positions
+/// `(f(y), I, y)` of an interior I with end values `(l, r)`, from
+/// `p(x) = rem(x, I)` and `q(y) = rem(I, y)` (as [`super::dp`]):
+/// `C(0) = p(l)`, `C(r) = q(r)`, and for the other `y ≥ 1`
+/// `C(y) = max(2 + max_{1 ≤ y' < y} C(y'), G(y))` with
+/// `G(y) = 1 + max(q(y), p(f(y)), 1 + C(0) if 1 ≤ l < f(y))`.
 fn curve_remoteness(p: &Lf, q: &Lf, l: V, r: V, ws: &mut Scratch) {
     let c0 = p.eval(l);
     p.compose_into(curve_shifts(l, r).as_slice(), &mut ws.a);
-    ws.a.combine_into(q, true, &mut ws.b);
-    let g = if l >= 1 {
-        // f(y) > l exactly for y ≥ l (l < r) or y > l (l ≥ r), y ≠ r.
-        let from = if l < r { l } else { l + 1 };
-        ws.b.clamp_into(from, END, c0 + 1, 1, &mut ws.a);
-        &mut ws.a
-    } else {
-        &mut ws.b
+    // f(y) > l exactly for y ≥ l (l < r) or y > l (l ≥ r), y ≠ r.
+    let from = match l {
+        0 => END,
+        _ if l < r => l,
+        _ => l + 1,
     };
-    g.add(1);
     let forced = (r >= 1).then(|| (r, q.eval(r)));
-    running_max(g, forced, c0, &mut ws.c);
-}
-
-fn running_max(g: &Sc, forced: Option<(V, V)>, c0: V, out: &mut Sc) {
-    out.clear();
-    out.full |= g.full;
-    out.push(0, c0, 0);
-    let mut best: Option<V> = None;
-    let run = |out: &mut Sc, best: &mut Option<V>, s: V, e: V, gv: V, slope: V| {
-        let last = e - 1 - s;
-        let Some(b) = *best else {
-            out.push(s, gv, slope.max(2));
-            *best = Some(gv + slope.max(2) * last);
-            return;
-        };
-        let a = b + 2;
-        if slope < 2 {
-            let v = a.max(gv);
-            out.push(s, v, 2);
-            *best = Some(v + 2 * last);
-        } else if gv >= a {
-            out.push(s, gv, slope);
-            *best = Some(gv + slope * last);
-        } else if slope == 2 {
-            out.push(s, a, 2);
-            *best = Some(a + 2 * last);
-        } else {
-            let d = a - gv;
-            let k = (d + slope - 3) / (slope - 2);
-            out.push(s, a, 2);
-            if k <= last {
-                out.push(s + k, gv + slope * k, slope);
-            }
-            *best = Some((a + 2 * last).max(gv + slope * last));
-        }
+    ws.c.clear();
+    ws.c.full |= ws.a.full;
+    ws.c.push(0, c0, 0);
+    let mut sink = Clamp {
+        from,
+        c: c0 + 2,
+        sign: 1,
+        next: RunningMax {
+            best: None,
+            forced,
+            out: &mut ws.c,
+        },
     };
-    for (k, piece) in g.pieces().iter().enumerate() {
-        let s = piece.start.max(1);
-        let e = g.end_of(k);
-        if s >= e {
-            continue;
-        }
-        match forced {
-            Some((fy, fv)) if s <= fy && fy < e => {
-                if s < fy {
-                    run(out, &mut best, s, fy, piece.at(s), piece.slope);
-                }
-                out.push(fy, fv, 0);
-                best = Some(best.map_or(fv, |b| b.max(fv)));
-                if fy + 1 < e {
-                    run(out, &mut best, fy + 1, e, piece.at(fy + 1), piece.slope);
-                }
-            }
-            _ => run(out, &mut best, s, e, piece.at(s), piece.slope),
-        }
+    ws.a.combine_runs(q, 1, 1, &mut sink);
+}
+
+/// The points `(0, v0)` and, when `point ≥ 1`, `(point, v)` as a sink
+/// onto `out`.
+fn points(v0: V, point: V, v: V, out: &mut Lf) -> Points<'_, LAYER_CAP> {
+    out.clear();
+    Points {
+        points: [(0, v0), (point, v)],
+        len: if point >= 1 { 2 } else { 1 },
+        next: 0,
+        out,
     }
 }
 
-/// Into `out`: `m` with `m(0) = v0` and `m(point) = v` when `point ≥ 1`.
-fn finish(m: &Sc, v0: V, point: V, v: V, out: &mut Lf) {
-    if point >= 1 {
-        m.set_points_into(&[(0, v0), (point, v)], out);
-    } else {
-        m.set_points_into(&[(0, v0)], out);
-    }
-}
-
+/// Into `out`: `P(x) = rem(x, I, y_end)` for every x from the curve
+/// `ws.c` of I, and `p0 = rem(I, y_end)`.
 fn left_free(ws: &mut Scratch, l: V, r: V, y_end: V, p0: V, out: &mut Lf) {
     let c = &ws.c;
     let fy = curve(l, r, y_end);
     let cy = c.eval(y_end);
     let inv = curve_inv_shifts(l, r);
-    // 1 + the lost child (x, I, f⁻¹(x)) when f⁻¹(x) < y_end …
-    c.masked_into(inv.as_slice(), y_end, true, 1, &mut ws.a);
-    // … or (f(y_end), I, y_end) when f(y_end) < x, the faster.
-    ws.a.clamp_into(fy + 1, END, cy + 1, -1, &mut ws.b);
-    finish(&ws.b, p0, fy, cy, out);
+    out.full |= c.full;
+    // 1 + the lost child (x, I, f⁻¹(x)) when f⁻¹(x) < y_end, or
+    // (f(y_end), I, y_end) when f(y_end) < x, the faster.
+    let mut sink = Clamp {
+        from: fy + 1,
+        c: cy + 1,
+        sign: -1,
+        next: points(p0, fy, cy, out),
+    };
+    c.masked_runs(inv.as_slice(), y_end, true, 1, &mut sink);
 }
 
+/// Into `out`: `Q(y) = rem(x_end, I, y)` for every y from the curve `ws.c`
+/// of I, and `q0 = rem(x_end, I)`.
 fn right_free(ws: &mut Scratch, l: V, r: V, x_end: V, q0: V, out: &mut Lf) {
     let c = &ws.c;
     let yx = curve_inv(l, r, x_end);
     let cx = c.eval(yx);
     let f = curve_shifts(l, r);
-    // 1 + the lost child (f(y), I, y) when f(y) < x_end …
-    c.masked_into(f.as_slice(), x_end, false, 1, &mut ws.a);
-    // … or (x_end, I, f⁻¹(x_end)) when f⁻¹(x_end) < y, the faster.
-    ws.a.clamp_into(yx + 1, END, cx + 1, -1, &mut ws.b);
-    finish(&ws.b, q0, yx, cx, out);
+    out.full |= c.full;
+    // 1 + the lost child (f(y), I, y) when f(y) < x_end, or
+    // (x_end, I, f⁻¹(x_end)) when f⁻¹(x_end) < y, the faster.
+    let mut sink = Clamp {
+        from: yx + 1,
+        c: cx + 1,
+        sign: -1,
+        next: points(q0, yx, cx, out),
+    };
+    c.masked_runs(f.as_slice(), x_end, false, 1, &mut sink);
 }
 
 /// Is the row within the fast path's bounds?
