@@ -177,47 +177,30 @@ impl<const N: usize> Fx<N> {
         }
     }
 
-    /// Runs into `sink`: `max(self, other) + add` (`sign` 1) or the minimum
-    /// (`sign` −1).
-    fn combine_runs<const M: usize, S: Sink>(&self, other: &Fx<M>, sign: V, add: V, sink: &mut S) {
-        let (mut ia, mut ib) = (0, 0);
+    /// Runs into `sink`: `max(self ∘ inner, other) + add`.
+    fn compose_max_runs<const M: usize, S: Sink>(
+        &self,
+        inner: &[Shift],
+        other: &Fx<M>,
+        add: V,
+        sink: &mut S,
+    ) {
+        let mut runs = ComposeRuns::new(self, inner);
+        let (mut ta, mut ea, mut va, mut sa) = runs.next_run();
+        let mut ib = 0;
         let mut t = 0;
         while t < END {
-            let (a, b) = (self.p[ia], other.p[ib]);
-            let (ea, eb) = (self.end_of(ia), other.end_of(ib));
+            let b = other.p[ib];
+            let eb = other.end_of(ib);
             let e = ea.min(eb);
-            better_runs(
-                sink,
-                t,
-                e,
-                a.at(t) + add,
-                a.slope,
-                b.at(t) + add,
-                b.slope,
-                sign,
-            );
+            let a_t = va + sa * (t - ta);
+            better_runs(sink, t, e, a_t + add, sa, b.at(t) + add, b.slope, 1);
             t = e;
             if ea == e {
-                ia += 1;
+                (ta, ea, va, sa) = runs.next_run();
             }
             if eb == e {
                 ib += 1;
-            }
-        }
-    }
-
-    fn compose_into<const K: usize>(&self, inner: &[Shift], out: &mut Fx<K>) {
-        out.clear();
-        out.full |= self.full;
-        for sh in inner {
-            let (lo, hi) = (sh.start + sh.shift, sh.end + sh.shift);
-            let mut k = self.find(lo);
-            let mut x = lo;
-            while x < hi {
-                let p = self.p[k];
-                out.push(x - sh.shift, p.at(x), p.slope);
-                x = self.end_of(k);
-                k += 1;
             }
         }
     }
@@ -395,6 +378,59 @@ impl Sink for RunningMax<'_> {
     }
 }
 
+/// The runs of `p ∘ inner` in order (`inner` covers `0 .. END` and maps
+/// into the domain), one per piece of `p` met on each range of `inner`.
+struct ComposeRuns<'a, const N: usize> {
+    p: &'a Fx<N>,
+    inner: &'a [Shift],
+    /// The range of `inner`, the piece of `p` and the point (in `p`'s
+    /// coordinates) the next run starts at.
+    sh: usize,
+    k: usize,
+    x: V,
+}
+
+impl<'a, const N: usize> ComposeRuns<'a, N> {
+    fn new(p: &'a Fx<N>, inner: &'a [Shift]) -> Self {
+        let x = inner[0].start + inner[0].shift;
+        ComposeRuns {
+            p,
+            inner,
+            sh: 0,
+            k: p.find(x),
+            x,
+        }
+    }
+
+    /// The next run `(t, e, v, sl)`; past the last, an empty run at END.
+    #[inline(always)]
+    fn next_run(&mut self) -> (V, V, V, V) {
+        let Some(sh) = self.inner.get(self.sh) else {
+            return (END, END, 0, 0);
+        };
+        let hi = sh.end + sh.shift;
+        let piece = self.p.p[self.k];
+        let e = self.p.end_of(self.k).min(hi);
+        let run = (
+            self.x - sh.shift,
+            e - sh.shift,
+            piece.at(self.x),
+            piece.slope,
+        );
+        if e < hi {
+            self.k += 1;
+            self.x = e;
+        } else {
+            self.sh += 1;
+            if let Some(next) = self.inner.get(self.sh) {
+                self.x = next.start + next.shift;
+                self.k = self.p.find(self.x);
+            }
+        }
+        run
+    }
+}
+
 /// At most five shifts, inline.
 #[derive(Clone, Copy)]
 struct Shifts {
@@ -505,15 +541,8 @@ type Lf = Fx<LAYER_CAP>;
 
 #[derive(Debug, Default)]
 struct Scratch {
-    a: Sc,
-    b: Sc,
+    /// The curve of the current interior.
     c: Sc,
-}
-
-impl Scratch {
-    fn full(&self) -> bool {
-        self.a.full | self.b.full | self.c.full
-    }
 }
 
 /// Into `ws.c`: the remoteness `C(y)` of the lost positions
@@ -524,7 +553,6 @@ impl Scratch {
 /// `G(y) = 1 + max(q(y), p(f(y)), 1 + C(0) if 1 ≤ l < f(y))`.
 fn curve_remoteness(p: &Lf, q: &Lf, l: V, r: V, ws: &mut Scratch) {
     let c0 = p.eval(l);
-    p.compose_into(curve_shifts(l, r).as_slice(), &mut ws.a);
     // f(y) > l exactly for y ≥ l (l < r) or y > l (l ≥ r), y ≠ r.
     let from = match l {
         0 => END,
@@ -533,7 +561,6 @@ fn curve_remoteness(p: &Lf, q: &Lf, l: V, r: V, ws: &mut Scratch) {
     };
     let forced = (r >= 1).then(|| (r, q.eval(r)));
     ws.c.clear();
-    ws.c.full |= ws.a.full;
     ws.c.push(0, c0, 0);
     let mut sink = Clamp {
         from,
@@ -545,7 +572,7 @@ fn curve_remoteness(p: &Lf, q: &Lf, l: V, r: V, ws: &mut Scratch) {
             out: &mut ws.c,
         },
     };
-    ws.a.combine_runs(q, 1, 1, &mut sink);
+    p.compose_max_runs(curve_shifts(l, r).as_slice(), q, 1, &mut sink);
 }
 
 /// The points `(0, v0)` and, when `point ≥ 1`, `(point, v)` as a sink
@@ -657,7 +684,7 @@ pub fn row_functions<C: Cancel + ?Sized>(
             let q0 = layer_ref[i].0.eval(a_ref[i]);
             left_free(ws, l, r, a_ref[j], p0, &mut out.0);
             right_free(ws, l, r, a_ref[i], q0, &mut out.1);
-            if ws.full() || out.0.full || out.1.full {
+            if ws.c.full || out.0.full || out.1.full {
                 return None;
             }
             Some(ws.c.len().max(out.0.len()).max(out.1.len()))
