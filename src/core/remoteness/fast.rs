@@ -6,6 +6,11 @@
 //! runs the `i128` DP) when a row is outside its bounds or a function needs
 //! more pieces than its arrays hold: a fast path, never a different answer.
 //!
+//! Besides the narrower numbers, the stages of a segment do not build
+//! intermediate functions: they pass runs (start, end, value, slope) from
+//! one to the next through [`Sink`]s, and only the curve `C` of the
+//! interior and the segment's own P and Q are stored (docs/game.md §5).
+//!
 //! Bounds: every pile below [`MAX_PILE`] = 2^50 and their sum below 2^58.
 //! Every value the DP builds on `0 .. END` (END = 2^52) is the remoteness
 //! of a position with at most `sum + 2 · END < 2^59` stones, so at most
@@ -38,7 +43,7 @@ const MAX_SUM: u128 = 1 << 58;
 /// Pieces a function of a layer can hold (a row needing more falls back).
 pub const LAYER_CAP: usize = 8;
 
-/// Pieces an intermediate function can hold.
+/// Pieces the curve `C` of an interior can hold.
 const SCRATCH_CAP: usize = 24;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
