@@ -377,7 +377,8 @@ fn parallel_layers_agree_with_the_verdict_and_reversal() {
 }
 
 /// The `i64` fast path computes the same functions as the `i128` DP on
-/// `0 .. 2^52` (rows within its bounds), and declines rows beyond them.
+/// `0 .. 2^52` (rows within its bounds, short ones and one long enough for
+/// parallel layers), and declines rows beyond them.
 #[test]
 fn the_fast_path_equals_the_i128_dp() {
     let mut rng = ChaCha8Rng::seed_from_u64(52);
@@ -410,6 +411,12 @@ fn the_fast_path_equals_the_i128_dp() {
         assert_eq!(below(&quick.right), below(&slow.right), "{row:?}");
         assert!(quick.max_pieces <= slow.max_pieces, "{row:?}");
     }
+    // A row long enough for the fast path's parallel layers.
+    let row = random_row(&mut rng, dp::PARALLEL_MIN_SEGMENTS + 10, 1_000_000_000);
+    let slow = dp::row_functions(&row, &Never).unwrap();
+    let quick = fast::row_functions(&row, &Never).unwrap().unwrap();
+    assert_eq!(below(&quick.left), below(&slow.left));
+    assert_eq!(below(&quick.right), below(&slow.right));
     let near_max = [MAX_PILE, 3, MAX_PILE - 1];
     assert!(fast::row_functions(&near_max, &Never).unwrap().is_none());
 }
