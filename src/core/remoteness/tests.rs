@@ -320,30 +320,31 @@ proptest! {
 }
 
 /// Timing (run with `--ignored --nocapture`): remoteness beside the
-/// verdict on one random row of piles up to 10^9 per size; `REM_SIZES`
-/// (comma-separated) overrides the sizes.
+/// verdict on one random row of piles up to 10^9 per size ([`bench`]);
+/// `REM_SIZES` (comma-separated) overrides the sizes, `REM_THREADS` the
+/// number of threads (default: rayon's).
 #[test]
 #[ignore]
 fn time_remoteness_beside_the_verdict() {
+    let threads: usize = std::env::var("REM_THREADS").map_or(0, |t| t.parse().unwrap());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     let sizes: Vec<usize> = std::env::var("REM_SIZES")
         .unwrap_or_else(|_| "1000,20000".into())
         .split(',')
         .map(|s| s.trim().parse().unwrap())
         .collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(2009);
     for n in sizes {
-        let row = random_row(&mut rng, n, 1_000_000_000);
-        let v = valid(&row);
-        let t = Instant::now();
-        let wins = first_player_wins(&v, Variant::TwoEnds);
-        let verdict = t.elapsed();
-        let t = Instant::now();
-        let solved = solve_with(&v, Variant::TwoEnds, &Never).unwrap();
-        let rem = t.elapsed();
-        assert_eq!(solved.remoteness % 2 == 1, wins);
+        let Ok(t) = pool.install(|| bench(n, 1_000_000_000, 2009, &Never));
         eprintln!(
-            "n = {n}: verdict {verdict:?}, remoteness {rem:?} (= {}, {} pieces at most)",
-            solved.remoteness, solved.max_pieces
+            "n = {n}, {} threads: verdict {:?}, remoteness {:?} (= {}, {} pieces at most)",
+            pool.current_num_threads(),
+            t.verdict,
+            t.remoteness,
+            t.value,
+            t.max_pieces
         );
     }
 }
@@ -373,4 +374,49 @@ fn parallel_layers_agree_with_the_verdict_and_reversal() {
             solved.remoteness
         );
     }
+}
+
+/// The `i64` fast path computes the same functions as the `i128` DP on
+/// `0 .. 2^52` (rows within its bounds, short ones and one long enough for
+/// parallel layers), and declines rows beyond them.
+#[test]
+fn the_fast_path_equals_the_i128_dp() {
+    let mut rng = ChaCha8Rng::seed_from_u64(52);
+    let below = |f: &pl::Pl| -> Vec<pl::Piece> {
+        f.pieces()
+            .iter()
+            .copied()
+            .filter(|p| p.start < 1 << 52)
+            .collect()
+    };
+    for case in 0..400 {
+        let n = rng.random_range(2..=60);
+        let row: Vec<u64> = match case % 5 {
+            0 => random_row(&mut rng, n, 5),
+            1 => random_row(&mut rng, n, 1_000_000_000),
+            2 => {
+                let base = rng.random_range(1..=1_000_000u64);
+                (0..n).map(|_| base + rng.random_range(0..=3)).collect()
+            }
+            3 => (0..n)
+                .map(|_| (fast::MAX_PILE - 1) - rng.random_range(0..=3))
+                .collect(),
+            _ => random_row(&mut rng, n, 40),
+        };
+        let slow = dp::row_functions(&row, &Never).unwrap();
+        let quick = fast::row_functions(&row, &Never)
+            .unwrap()
+            .unwrap_or_else(|| panic!("declined {row:?}"));
+        assert_eq!(below(&quick.left), below(&slow.left), "{row:?}");
+        assert_eq!(below(&quick.right), below(&slow.right), "{row:?}");
+        assert!(quick.max_pieces <= slow.max_pieces, "{row:?}");
+    }
+    // A row long enough for the fast path's parallel layers.
+    let row = random_row(&mut rng, dp::PARALLEL_MIN_SEGMENTS + 10, 1_000_000_000);
+    let slow = dp::row_functions(&row, &Never).unwrap();
+    let quick = fast::row_functions(&row, &Never).unwrap().unwrap();
+    assert_eq!(below(&quick.left), below(&slow.left));
+    assert_eq!(below(&quick.right), below(&slow.right));
+    let near_max = [MAX_PILE, 3, MAX_PILE - 1];
+    assert!(fast::row_functions(&near_max, &Never).unwrap().is_none());
 }
