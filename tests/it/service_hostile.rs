@@ -1591,6 +1591,7 @@ async fn streams_nobody_reads_are_cut_and_bot_games_stop_with_a_token() {
     assert_eq!((states_next, over_next), (4096, false), "4096 more plies");
     drop(held);
     server.assert_survived("unread streams").await;
+}
 
 // ---- JSON rows cost what binary rows cost ----
 
