@@ -1082,7 +1082,12 @@ async fn a_thousand_connections_at_once() {
         "the fd limit ({fds}) is too low for this test"
     );
     // Keepalive pings off: the idle connections are not read while held.
-    let server = Served::start(&[("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL", "0s")]);
+    // All 1,000 come from one address: the per-address limit is off here
+    // (heads_without_bodies_are_ended_… tests it).
+    let server = Served::start(&[
+        ("STONEGAME_TRANSPORT__HTTP2_KEEPALIVE_INTERVAL", "0s"),
+        ("STONEGAME_TRANSPORT__MAX_CONNECTIONS_PER_IP", "0"),
+    ]);
     let before = server.mem();
     let addr = server.addr.clone();
     let conns = blocking(move || {
@@ -1752,4 +1757,179 @@ fn json_rows_cost_what_binary_rows_cost() {
             );
         }
     }
+}
+
+// ---- memory counted before it is held (issue 28 §2) ----
+
+/// The answer head of an HTTP/1.1 gRPC-Web call on `sock` (up to its
+/// empty line), or what came before the connection closed.
+fn http1_answer_head(sock: &mut TcpStream) -> String {
+    sock.set_read_timeout(Some(HANG_GUARD)).expect("timeout");
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+        match sock.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => got.extend_from_slice(&chunk[..k]),
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_are_bounded_by_their_method_and_reserved_before_they_are_held() {
+    const BUDGET_MIB: u64 = 256;
+    let budget = (BUDGET_MIB << 20).to_string();
+    let server = Served::start(&[("STONEGAME_LIMITS__MAX_MEMORY_BYTES", budget.as_str())]);
+    let addr = server.addr.clone();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let canary = canary(addr.clone(), Arc::clone(&stop));
+    // 8 gRPC-Web connections from 127.0.0.2, each a SuggestMove whose
+    // message claims 16 MiB (16.7 M one-byte piles), the body kept open:
+    // refused at the length prefix, before the bytes are held.
+    let socks = connect_from("127.0.0.2", &addr, 8).await;
+    let web = blocking(move || {
+        let msg = pb::SuggestMoveRequest {
+            piles: vec![1; 1 << 20],
+            ..Default::default()
+        }
+        .encode_to_vec();
+        let mut framed = vec![0];
+        framed.extend_from_slice(&(16u32 << 20).to_be_bytes());
+        framed.extend_from_slice(&msg);
+        socks
+            .into_iter()
+            .map(|mut sock| {
+                let head = format!(
+                    "POST /stonegame.v1.StoneGame/SuggestMove HTTP/1.1\r\nHost: stonegame\r\n\
+                     Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
+                     Content-Length: {}\r\n\r\n",
+                    5 + (16 << 20)
+                );
+                let _ = sock.write_all(head.as_bytes());
+                let _ = sock.write_all(&framed);
+                (http1_answer_head(&mut sock), sock)
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("gRPC-Web attack");
+    let refused = web
+        .iter()
+        .filter(|(head, _)| head.contains("grpc-status: 8") && head.contains("limits.max_piles"))
+        .count();
+    // Native HTTP/2: 3 Solve streams on one connection, each one 16 MiB
+    // message (16.7 M one-byte piles), the streams left open. Each
+    // reserves 9 × 16 MiB in the 256 MiB budget as its length prefix
+    // arrives: one at a time fits, the others are refused.
+    let (mut h2, _conn) = h2_client(&addr, 65_535).await;
+    let big = raw::grpc(
+        &pb::SolveRequest {
+            cases: vec![common::case(
+                "big",
+                vec![1; 16_700_000],
+                pb::Variant::TwoEnds,
+            )],
+        }
+        .encode_to_vec(),
+    );
+    let big = Bytes::from(big);
+    let mut streams = Vec::new();
+    for _ in 0..3 {
+        let (resp, mut send) = h2
+            .send_request(grpc_request(&addr, "Solve"), false)
+            .expect("a stream");
+        send.reserve_capacity(big.len());
+        let _ = send.send_data(big.clone(), false);
+        streams.push((resp, send));
+    }
+    let mut codes = Vec::new();
+    for (resp, _send) in &mut streams {
+        let status = tokio::time::timeout(Duration::from_secs(20), async {
+            let resp = resp.await.expect("response headers");
+            let header = |h: &http::HeaderMap, k: &str| {
+                h.get(k)
+                    .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            };
+            if let Some(code) = header(resp.headers(), "grpc-status") {
+                return Some(code);
+            }
+            let mut body = resp.into_body();
+            while let Some(chunk) = body.data().await {
+                let Ok(chunk) = chunk else { break };
+                let _ = body.flow_control().release_capacity(chunk.len());
+            }
+            body.trailers()
+                .await
+                .ok()
+                .flatten()
+                .and_then(|t| header(&t, "grpc-status"))
+        })
+        .await
+        .ok()
+        .flatten();
+        codes.push(status);
+    }
+    // A unary call's body ends with its one message (the handler runs with
+    // the body still open); more data after it in the same frame is refused.
+    let small = raw::grpc(
+        &pb::SuggestMoveRequest {
+            piles: vec![1, 2],
+            ..Default::default()
+        }
+        .encode_to_vec(),
+    );
+    let (resp, mut open) = h2
+        .send_request(grpc_request(&addr, "SuggestMove"), false)
+        .expect("a stream");
+    open.send_data(Bytes::from(small.clone()), false)
+        .expect("sends");
+    let one = tokio::time::timeout(HANG_GUARD, grpc_status(resp))
+        .await
+        .expect("answered");
+    let mut twice = small.clone();
+    twice.extend_from_slice(&small);
+    let (resp, mut send) = h2
+        .send_request(grpc_request(&addr, "SuggestMove"), false)
+        .expect("a stream");
+    send.send_data(Bytes::from(twice), false).expect("sends");
+    let more = tokio::time::timeout(HANG_GUARD, grpc_status(resp))
+        .await
+        .expect("answered");
+    let mem = server.mem();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (ok, failed) = canary.join().expect("canary");
+    println!(
+        "held messages: 8 gRPC-Web SuggestMove messages of 16 MiB: {refused} refused at their \
+         prefix; 3 native Solve messages of 16 MiB in a {BUDGET_MIB} MiB budget: {codes:?}; a \
+         unary body left open after its message: {one:?}; two messages in a unary body: \
+         {more:?}; peak RSS {} KiB; canary {ok} ok, {failed} failed",
+        mem.hwm_kb
+    );
+    assert_eq!(
+        refused,
+        8,
+        "{:?}",
+        web.iter().map(|(h, _)| h).collect::<Vec<_>>()
+    );
+    assert!(
+        codes.iter().filter(|c| c.as_deref() == Some("8")).count() >= 2,
+        "at most one 16 MiB Solve message fits the budget at once: {codes:?}"
+    );
+    assert_eq!(
+        one.0.as_deref(),
+        Some("0"),
+        "answered with its body still open: {one:?}"
+    );
+    assert_eq!(more.0.as_deref(), Some("3"), "{more:?}");
+    assert!(more.1.contains("one%20message"), "{more:?}");
+    assert!(
+        mem.hwm_kb < (BUDGET_MIB + 64) * 1024,
+        "peak RSS {} KiB over the budget and 64 MiB",
+        mem.hwm_kb
+    );
+    assert_eq!(failed, 0, "the canary loses no call");
+    drop(streams);
+    drop(web);
+    server.assert_survived("held messages").await;
 }

@@ -421,7 +421,10 @@ async fn start_with_signal(
             Arc::clone(&state.metrics),
         ))
         .layer(web::protocol::layer(Arc::clone(&state.metrics)))
-        .layer(tonic_web::GrpcWebLayer::new());
+        .layer(tonic_web::GrpcWebLayer::new())
+        // Innermost, on gRPC's framing whatever the protocol: each
+        // method's messages bounded and reserved before they are held.
+        .layer(request_body::limit_layer(Arc::clone(&state)));
     if let Some(age) = transport::nonzero(config.max_connection_age) {
         // tonic sends GOAWAY when a connection reaches this age and lets
         // its RPCs finish, for at most the grace if one is set.

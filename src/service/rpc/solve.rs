@@ -25,7 +25,7 @@ use crate::service::metrics::BatchInFlight;
 use crate::service::pb;
 use crate::service::rpc::validate::{CaseShape, check_batch};
 use crate::service::state::clients::ClientKey;
-use crate::service::state::limits::{GuardedStream, deadline};
+use crate::service::state::limits::{GuardedStream, HeldMessages, Reservation, deadline};
 use crate::service::state::{BoxStream, State};
 
 /// Starts the stream: the work happens in a spawned driver task, in this
@@ -46,6 +46,8 @@ pub fn solve(
 ) -> Result<Response<BoxStream<pb::SolveResponse>>, Status> {
     let permit = state.admit_rpc(ClientKey::of(&request))?;
     let deadline = deadline(&request);
+    // The reservations the edge made for each message while it was read.
+    let held = request.extensions().get::<HeldMessages>().cloned();
     let inbound = request.into_inner();
     let (tx, rx) = mpsc::channel(state.limits.max_batches_in_flight_per_stream.get());
     let cancel = state.rpc_token();
@@ -53,7 +55,7 @@ pub fn solve(
     tokio::spawn(
         async move {
             let _permit = permit;
-            drive(state, inbound, tx, cancel, deadline).await;
+            drive(state, inbound, held, tx, cancel, deadline).await;
         }
         .in_current_span(),
     );
@@ -65,6 +67,7 @@ type Tx = mpsc::Sender<Result<pb::SolveResponse, Status>>;
 async fn drive(
     state: Arc<State>,
     inbound: Streaming<pb::SolveRequest>,
+    held: Option<HeldMessages>,
     tx: Tx,
     cancel: CancellationToken,
     deadline: Option<Instant>,
@@ -78,7 +81,9 @@ async fn drive(
     let mut responses = inbound
         .map(move |item| {
             let (st, c) = (Arc::clone(&st), c.clone());
-            async move { solve_request(&st, item?, &c).await }
+            // Messages arrive in order: the next reservation is this one's.
+            let reserved = held.as_ref().and_then(HeldMessages::next);
+            async move { solve_request(&st, item?, reserved, &c).await }
         })
         .buffered(in_flight);
     let gone = || match deadline {
@@ -120,6 +125,7 @@ async fn drive(
 async fn solve_request(
     state: &Arc<State>,
     request: pb::SolveRequest,
+    reserved: Option<Reservation>,
     cancel: &CancellationToken,
 ) -> Result<pb::SolveResponse, Status> {
     let _in_flight = BatchInFlight::new(&state.metrics);
@@ -129,11 +135,22 @@ async fn solve_request(
     // themselves are validated on the pool. Cases that will be answered
     // with an error cost no cells.
     let shapes: Vec<CaseShape> = request.cases.iter().map(CaseShape::of).collect();
-    let piles = shapes.iter().map(|s| s.held_piles() as u64).sum();
+    let piles: u64 = shapes.iter().map(|s| s.held_piles() as u64).sum();
     let cells = shapes
         .iter()
         .fold(0u64, |cells, s| cells.saturating_add(s.cells(max_piles)));
-    let reservation = state.admit_work(cells, piles)?;
+    let reservation = match reserved {
+        // The message's memory, reserved as it arrived, becomes the
+        // batch's: only what the batch needs beyond it is admitted.
+        Some(reserved) => {
+            let [cells, mut memory] =
+                state.admit_work(cells, piles.saturating_sub(reserved.amount()))?;
+            memory.absorb(reserved);
+            memory.resize(piles);
+            [cells, memory]
+        }
+        None => state.admit_work(cells, piles)?,
+    };
     let metrics = Arc::clone(&state.metrics);
     let stream_cancel = cancel.clone();
     let results = state

@@ -420,3 +420,18 @@ pub fn parse_grpc_timeout(text: &str) -> Option<Duration> {
 
 #[cfg(test)]
 mod tests;
+
+/// The memory reservations of a Solve stream's request messages, one per
+/// message in arrival order, made by the edge while each message was read
+/// (a request extension): the handler takes each one into its batch's own
+/// reservation, so a message is counted once from its first byte to its
+/// end.
+#[derive(Debug, Clone, Default)]
+pub struct HeldMessages(pub Arc<std::sync::Mutex<std::collections::VecDeque<Reservation>>>);
+
+impl HeldMessages {
+    /// The reservation of the next message, if the edge made one.
+    pub fn next(&self) -> Option<Reservation> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
+    }
+}
