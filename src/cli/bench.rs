@@ -43,6 +43,46 @@ pub struct BenchArgs {
     /// Smaller sizes and fewer runs, for a smoke test.
     #[arg(long)]
     pub quick: bool,
+    /// Only the remoteness table: the exact remoteness of one random row
+    /// (with its move ranges) beside the verdict of the same row, at the
+    /// sizes of `--remoteness-sizes`.
+    #[arg(long)]
+    pub remoteness: bool,
+    /// Row sizes of the remoteness table (comma-separated); 200000 takes
+    /// hours today (docs/game.md §5).
+    #[arg(long, value_delimiter = ',', default_value = "1000,20000")]
+    pub remoteness_sizes: Vec<usize>,
+}
+
+/// The remoteness table: one row of each size, piles up to 10^9, the
+/// verdict and the remoteness of the same row and their ratio.
+fn remoteness_table(sizes: &[usize]) {
+    println!("## Remoteness beside the verdict (one row, piles 1..=10^9, two ends)");
+    println!();
+    println!("| n | verdict | remoteness | ratio | remoteness (plies) | pieces |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for &n in sizes {
+        let t = match crate::core::remoteness::bench(
+            n.clamp(1, 200_000),
+            1_000_000_000,
+            2009,
+            &Never,
+        ) {
+            Ok(t) => t,
+            Err(never) => match never {},
+        };
+        println!(
+            "| {} | {:.3} ms | {:.3} s | {:.0}× | {} | {} |",
+            t.piles,
+            t.verdict.as_secs_f64() * 1e3,
+            t.remoteness.as_secs_f64(),
+            t.remoteness.as_secs_f64() / t.verdict.as_secs_f64().max(1e-9),
+            t.value,
+            t.max_pieces
+        );
+        let _ = std::io::stdout().flush();
+    }
+    println!();
 }
 
 /// Random piles 1..=max_a, reproducible for `seed`.
@@ -266,6 +306,15 @@ pub fn run(args: BenchArgs) -> ExitCode {
         Isa::detect().name()
     );
     println!();
+    if args.remoteness {
+        let sizes: Vec<usize> = if args.quick {
+            vec![300, 1_000]
+        } else {
+            args.remoteness_sizes.clone()
+        };
+        remoteness_table(&sizes);
+        return ExitCode::SUCCESS;
+    }
     exit((|| {
         kernel_table(args.quick)?;
         if !args.kernel_only {

@@ -212,3 +212,25 @@ fn suggest_rejects_bad_piles_by_index() {
         assert!(err.contains(words), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn bench_prints_remoteness_beside_the_verdict() {
+    let out = stonegame(&["bench", "--remoteness", "--quick"], b"");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| 300 |") || l.starts_with("| 1000 |"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for row in rows {
+        // n, verdict, remoteness, ratio, the remoteness itself, pieces.
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let plies: u128 = cells[5].parse().expect("a remoteness");
+        assert!(plies > 0, "{row}");
+        assert!(
+            cells[2].ends_with(" ms") && cells[3].ends_with(" s"),
+            "{row}"
+        );
+    }
+}

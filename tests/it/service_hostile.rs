@@ -1727,6 +1727,21 @@ fn json_rows_cost_what_binary_rows_cost() {
         ),
     ];
     for (what, content_type, body, sized) in rows {
+        // A canary calling every 200 ms meanwhile: its latencies.
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let canary = {
+            let (addr, stop) = (server.addr.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let mut times = Vec::new();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let t = Instant::now();
+                    assert!(canary_call(&addr), "the canary is served");
+                    times.push(t.elapsed());
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                times
+            })
+        };
         let before = cpu_seconds(server.pid());
         let started = Instant::now();
         let mut answers = Vec::new();
@@ -1741,13 +1756,19 @@ fn json_rows_cost_what_binary_rows_cost() {
         let wall = started.elapsed();
         std::thread::sleep(Duration::from_millis(300));
         let cpu = cpu_seconds(server.pid()) - before;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut times = canary.join().expect("canary");
+        times.sort();
         println!(
             "{what}: {} bytes, {:.4} s of server CPU per row ({:.2} s for {ROWS}), {:.2} s \
-             wall; answer: {}",
+             wall; canary p50 {:?}, max {:?} ({} calls); answer: {}",
             body.len(),
             cpu / ROWS as f64,
             cpu,
             wall.as_secs_f64(),
+            times.get(times.len() / 2),
+            times.last(),
+            times.len(),
             answers[0]
         );
         for answer in &answers {
