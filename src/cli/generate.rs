@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::judge::generate::{Family, GenError, GenSpec, generate};
+use crate::judge::generate::{Family, GenError, GenSpec, Task, generate_task};
 
 use super::{CliResult, exit};
 use crate::core::Variant;
@@ -33,9 +33,23 @@ pub struct GenArgs {
     /// The game the expected answers (and planted losses) are for.
     #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
     pub variant: Variant,
-    /// Also write the expected output (one 0/1 line per case) to FILE.
+    /// Also write the expected output (one 0/1 line per case; with `gen
+    /// --task remoteness`, one remoteness per case) to FILE.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+}
+
+/// Arguments of `stonegame gen` (offline): those shared with `client gen`
+/// and what the answers are.
+#[derive(Debug, clap::Args)]
+pub struct LocalGenArgs {
+    #[command(flatten)]
+    pub gen_args: GenArgs,
+    /// What `--answers` holds: `verdict` (one 0/1 line per case) or
+    /// `remoteness` (the remoteness of each row in plies, docs/game.md §5;
+    /// O(n^2) per row, keep --max-n modest).
+    #[arg(long, value_enum, default_value_t = Task::Verdict)]
+    pub task: Task,
 }
 
 /// The spec the arguments ask for (shared with `client gen`).
@@ -60,18 +74,18 @@ pub fn create_answers(args: &GenArgs) -> Result<Option<BufWriter<File>>, String>
 }
 
 /// Runs the command.
-pub fn run(args: GenArgs) -> ExitCode {
-    exit(run_gen(&args))
+pub fn run(args: LocalGenArgs) -> ExitCode {
+    exit(run_gen(&args.gen_args, args.task))
 }
 
-fn run_gen(args: &GenArgs) -> CliResult {
+fn run_gen(args: &GenArgs, task: Task) -> CliResult {
     let spec = spec(args);
     // Bad parameters are reported before any file is created.
     spec.validate()?;
     let mut answers = create_answers(args)?;
     let mut input = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let answers = answers.as_mut().map(|w| w as &mut dyn Write);
-    match generate(&spec, &mut input, answers) {
+    match generate_task(&spec, task, &mut input, answers) {
         Err(GenError::Input(e)) if e.kind() == io::ErrorKind::BrokenPipe => {}
         result => {
             result?;

@@ -46,7 +46,7 @@ pub enum Command {
     /// Check a contestant's output against a test input (testlib exit codes).
     Check(check::CheckArgs),
     /// Generate OJ-format test data.
-    Gen(generate::GenArgs),
+    Gen(generate::LocalGenArgs),
     /// Judge a contestant's program that plays the games of an input
     /// (interactive problem; testlib or Kattis conventions).
     Interact(interact::InteractArgs),

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::package::{PackageSpec, write_package};
+use crate::package::{PackageSpec, Task, write_package};
 
 use super::fail;
 use crate::core::Variant;
@@ -13,6 +13,11 @@ use crate::core::Variant;
 /// Arguments of `stonegame package`.
 #[derive(Debug, clap::Args)]
 pub struct PackageArgs {
+    /// What the program answers: `verdict` (0/1 per row, the original
+    /// problem) or `remoteness` (how many moves each game lasts; batch, two
+    /// ends; defaults T <= 10, n <= 100, a_i <= 2^63-1).
+    #[arg(long, value_enum, default_value_t = Task::Verdict)]
+    pub task: Task,
     /// An interactive problem: the program plays the games against the
     /// judge's bot (default: pass-fail, one 0/1 line per game).
     #[arg(long)]
@@ -20,15 +25,17 @@ pub struct PackageArgs {
     /// The game the package is for.
     #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
     pub variant: Variant,
-    /// The largest number of cases T of a test file.
-    #[arg(long, default_value_t = 10)]
-    pub cases: u64,
-    /// The largest number of piles n.
-    #[arg(long, default_value_t = 1000)]
-    pub max_n: u64,
-    /// The largest pile a_i (at most 2^63-1).
-    #[arg(long, default_value_t = 1_000_000_000)]
-    pub max_a: u64,
+    /// The largest number of cases T of a test file [default: 10].
+    #[arg(long)]
+    pub cases: Option<u64>,
+    /// The largest number of piles n [default: 1000; 100 with --task
+    /// remoteness].
+    #[arg(long)]
+    pub max_n: Option<u64>,
+    /// The largest pile a_i (at most 2^63-1) [default: 1000000000;
+    /// 9223372036854775807 with --task remoteness].
+    #[arg(long)]
+    pub max_a: Option<u64>,
     /// Seed of the test data: the same seed, the same package, byte for byte.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -52,12 +59,14 @@ pub struct PackageArgs {
 
 /// Runs the command.
 pub fn run(args: PackageArgs) -> ExitCode {
+    let defaults = PackageSpec::for_task(args.task);
     let spec = PackageSpec {
+        task: args.task,
         interactive: args.interactive,
         variant: args.variant,
-        cases: args.cases,
-        max_n: args.max_n,
-        max_a: args.max_a,
+        cases: args.cases.unwrap_or(defaults.cases),
+        max_n: args.max_n.unwrap_or(defaults.max_n),
+        max_a: args.max_a.unwrap_or(defaults.max_a),
         seed: args.seed,
         time_limit: args.time_limit,
         name: args.name,

@@ -15,6 +15,9 @@
 //! can be followed by hand: they differ from the truth only where its bug
 //! bites, which flips its answer; `tests/it/judge_wrong_solutions.rs`
 //! re-implements each wrong solution and shows that hack files fail them.
+//!
+//! [`generate_task`] writes the same inputs with other expected answers:
+//! the remoteness of each row instead of its verdict ([`Task`]).
 
 use std::io::{self, Write};
 use std::str::FromStr;
@@ -24,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::core::named_enum;
 use crate::core::planted::plant_loss;
+use crate::core::remoteness::remoteness;
 use crate::core::{MAX_PILE, MAX_PILES, RowError, ValidRow, Variant, leftmost};
 
 use super::{OnPool, SolveBatch};
@@ -50,6 +54,19 @@ named_enum! {
         Exhaustive => "exhaustive",
         /// Rows known wrong solutions get wrong, mixed with planted losses.
         Hack => "hack",
+    }
+}
+
+named_enum! {
+    /// What the expected answers of a test file are (the values of
+    /// `stonegame gen --task` and `stonegame package --task`).
+    #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+    pub enum Task: fn name {
+        /// One `0`/`1` line per case: does the first player win?
+        Verdict => "verdict",
+        /// One line per case: the remoteness in plies (docs/game.md §5),
+        /// a decimal integer that may exceed 2^64 − 1.
+        Remoteness => "remoteness",
     }
 }
 
@@ -568,6 +585,48 @@ pub fn generate_with<S: SolveBatch>(
                         .map_err(GenError::Answers)?;
                 }
             }
+        }
+    }
+    input.flush().map_err(GenError::Input)?;
+    if let Some(out) = answers {
+        out.flush().map_err(GenError::Answers)?;
+    }
+    Ok(summary)
+}
+
+/// [`generate`] for `task`: with [`Task::Remoteness`] the expected answers
+/// are the remoteness of each row (`crate::core::remoteness`, exact, one
+/// row at a time: keep the rows modest, the DP is O(n²) per row).
+pub fn generate_task(
+    spec: &GenSpec,
+    task: Task,
+    input: &mut dyn Write,
+    answers: Option<&mut dyn Write>,
+) -> Result<GenSummary, GenError> {
+    if task == Task::Verdict {
+        return generate(spec, input, answers);
+    }
+    let rows = Rows::new(spec)?;
+    let mut summary = GenSummary {
+        cases: rows.total(),
+        piles: 0,
+        losses: answers.as_ref().map(|_| 0),
+    };
+    let mut answers = answers;
+    writeln!(input, "{}", rows.total()).map_err(GenError::Input)?;
+    let mut line = String::new();
+    for row in rows {
+        let row = row?;
+        line.clear();
+        write_row(&mut line, &row);
+        input.write_all(line.as_bytes()).map_err(GenError::Input)?;
+        summary.piles += row.len() as u64;
+        if let Some(out) = answers.as_deref_mut() {
+            let r = remoteness(&ValidRow::new(row, MAX_PILES)?, spec.variant);
+            if r.is_multiple_of(2) {
+                summary.losses = summary.losses.map(|l| l + 1);
+            }
+            writeln!(out, "{r}").map_err(GenError::Answers)?;
         }
     }
     input.flush().map_err(GenError::Input)?;

@@ -7,6 +7,12 @@
 //! the project's own sources in `src/package/assets/` (embedded, so a judge
 //! host needs neither network nor a Rust toolchain).
 //!
+//! Two tasks ([`Task`]): the verdict of each row (the original problem, the
+//! default), or its remoteness in plies (`--task remoteness`, two ends,
+//! batch: docs/game.md §5), whose expected answers come from
+//! [`crate::core::remoteness`] and whose own submissions are in
+//! `assets/remoteness/`.
+//!
 //! The same [`PackageSpec`] always gives the same bytes (the `uuid` is
 //! derived from the parameters). The package is written to a temporary
 //! directory beside its destination and renamed into place, so an error
@@ -19,8 +25,11 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::core::remoteness::remoteness;
 use crate::core::{MAX_PILE, MAX_PILES, ValidRow, Variant, first_player_wins};
-use crate::judge::generate::{Family, GenError, GenSpec, exhaustive_rows, generate};
+use crate::judge::generate::{Family, GenError, GenSpec, exhaustive_rows, generate_task};
+
+pub use crate::judge::generate::Task;
 
 /// The largest `max_n` of an interactive package: the interactor keeps two
 /// n × n tables of 8-byte entries per game (n = 3000: 144 MB).
@@ -35,6 +44,9 @@ pub const FORMAT_VERSION: &str = "2025-09";
 /// What to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackageSpec {
+    /// What the program answers: the verdict of each row, or its
+    /// remoteness (batch, two ends only).
+    pub task: Task,
     /// Interactive (the program plays the games) instead of pass-fail.
     pub interactive: bool,
     /// The game.
@@ -58,6 +70,7 @@ impl Default for PackageSpec {
     /// The original problem: T ≤ 10, n ≤ 1000, a_i ≤ 10^9, batch, two ends.
     fn default() -> Self {
         PackageSpec {
+            task: Task::Verdict,
             interactive: false,
             variant: Variant::TwoEnds,
             cases: 10,
@@ -99,6 +112,9 @@ pub enum PackageError {
     /// `--max-a` above 2^63 − 1.
     #[error("--max-a {0} is larger than the largest pile {MAX_PILE} (2^63-1)")]
     MaxATooLarge(u64),
+    /// `--task remoteness` with a flag it does not support.
+    #[error("--task remoteness is a batch problem for the two-ends game: {0} is not supported")]
+    TaskUnsupported(&'static str),
     /// `--time-limit 0`.
     #[error("--time-limit must be at least 1 second")]
     TimeLimitZero,
@@ -164,7 +180,29 @@ pub struct SecretFile {
     pub spec: GenSpec,
 }
 
+/// The limits of `--task remoteness` when no flag gives them: T ≤ 10,
+/// n ≤ 100, a_i ≤ 2^63 − 1 (the remoteness of a row of piles near 2^63
+/// exceeds 2^64 − 1).
+pub const REMOTENESS_DEFAULTS: (u64, u64, u64) = (10, 100, MAX_PILE);
+
+/// The largest `max_n` with `--task remoteness`: the expected answers are
+/// computed one O(n²) row at a time.
+pub const REMOTENESS_MAX_N: u64 = 2000;
+
 impl PackageSpec {
+    /// The spec of `task` with its default limits (those of the original
+    /// problem for the verdict, [`REMOTENESS_DEFAULTS`] for the remoteness).
+    pub fn for_task(task: Task) -> PackageSpec {
+        let mut spec = PackageSpec {
+            task,
+            ..PackageSpec::default()
+        };
+        if task == Task::Remoteness {
+            (spec.cases, spec.max_n, spec.max_a) = REMOTENESS_DEFAULTS;
+        }
+        spec
+    }
+
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), PackageError> {
         if self.cases == 0 {
@@ -190,6 +228,21 @@ impl PackageSpec {
                 why: " (with --interactive: the interactor's tables take 16 n^2 bytes)",
             });
         }
+        if self.task == Task::Remoteness {
+            if self.interactive {
+                return Err(PackageError::TaskUnsupported("--interactive"));
+            }
+            if self.variant != Variant::TwoEnds {
+                return Err(PackageError::TaskUnsupported("--variant leftmost"));
+            }
+            if self.max_n > REMOTENESS_MAX_N {
+                return Err(PackageError::MaxNTooLarge {
+                    max_n: self.max_n,
+                    limit: REMOTENESS_MAX_N,
+                    why: " (with --task remoteness: the answers take O(n^2) per row)",
+                });
+            }
+        }
         if self.max_a == 0 {
             return Err(PackageError::MaxAZero);
         }
@@ -211,6 +264,7 @@ impl PackageSpec {
     pub fn display_name(&self) -> String {
         match (&self.name, self.variant) {
             (Some(name), _) => name.clone(),
+            (None, _) if self.task == Task::Remoteness => "How Long at Both Ends".into(),
             (None, Variant::TwoEnds) => "Stones at Both Ends".into(),
             (None, Variant::Leftmost) => "Stones from the Left".into(),
         }
@@ -230,6 +284,11 @@ impl PackageSpec {
             self.time_limit,
             self.display_name()
         );
+        // (The verdict task keeps the key it always had.)
+        let key = match self.task {
+            Task::Verdict => key,
+            Task::Remoteness => format!("{key}|remoteness"),
+        };
         let hash = |offset: u64| {
             key.bytes().fold(offset, |h, b| {
                 (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
@@ -250,8 +309,20 @@ impl PackageSpec {
 
     /// The sample rows: the classic `3 1 9 4` and a few more, those that fit
     /// the limits, at most `cases` of them (`1` always fits).
+    /// With `--task remoteness`: rows where the shortcuts fail first
+    /// (`3 1 2 3`, `2 4 4`, `4 2 1 1 3 4`), then small ones.
     pub fn sample_rows(&self) -> Vec<Vec<u64>> {
-        let candidates: [&[u64]; 5] = [&[3, 1, 9, 4], &[2, 2, 1], &[5, 5], &[1, 1], &[1]];
+        let candidates: &[&[u64]] = match self.task {
+            Task::Verdict => &[&[3, 1, 9, 4], &[2, 2, 1], &[5, 5], &[1, 1], &[1]],
+            Task::Remoteness => &[
+                &[3, 1, 2, 3],
+                &[2, 4, 4],
+                &[4, 2, 1, 1, 3, 4],
+                &[1, 2, 2, 1],
+                &[5, 5],
+                &[1],
+            ],
+        };
         candidates
             .iter()
             .filter(|row| row.len() as u64 <= self.max_n && row.iter().all(|&a| a <= self.max_a))
@@ -315,6 +386,71 @@ impl PackageSpec {
         files
     }
 
+    /// The secret files written with their data inline in
+    /// `generators.yaml` (`--task remoteness` only, after
+    /// [`Self::secret_files`]): name and rows. `heuristics`: small rows where
+    /// the one-stone loser or the greedy winner plays a game of another
+    /// length; `overflow`: rows of piles within 3 of `max_a`, when some of
+    /// them last more than 2^64 − 1 plies.
+    pub fn inline_secret_files(&self) -> Vec<(String, Vec<Vec<u64>>)> {
+        if self.task != Task::Remoteness {
+            return Vec::new();
+        }
+        let fits =
+            |row: &[u64]| row.len() as u64 <= self.max_n && row.iter().all(|&a| a <= self.max_a);
+        let mut out = Vec::new();
+        let mut index = self.secret_files().len() + 1;
+        // (3 1 2 3): the one-stone loser plays 6 plies, the truth is 8;
+        // (2 4 4): the greedy winner plays 9, the truth is 7; the others
+        // found the same way (every row of up to 5 piles of up to 4 stones).
+        let killers: [&[u64]; 12] = [
+            &[3, 1, 2, 3],
+            &[2, 4, 4],
+            &[4, 2, 1, 1, 3, 4],
+            &[2, 4, 4, 2],
+            &[3, 2, 2, 4, 4],
+            &[4, 4, 4, 4],
+            &[2, 3, 1, 2, 3],
+            &[1, 2, 4, 4, 2],
+            &[4, 3, 1, 1, 2, 4],
+            &[3, 1, 2, 4],
+            &[4, 2, 3, 4],
+            &[4, 2, 1, 3],
+        ];
+        let rows: Vec<Vec<u64>> = killers
+            .iter()
+            .filter(|r| fits(r))
+            .take(self.cases as usize)
+            .map(|r| r.to_vec())
+            .collect();
+        if !rows.is_empty() {
+            out.push((format!("{index:02}-heuristics"), rows));
+            index += 1;
+        }
+        if self.max_n >= 3 && self.max_a >= 4 {
+            use rand::{Rng, SeedableRng};
+            let mut rng =
+                rand_chacha::ChaCha8Rng::seed_from_u64(self.seed.wrapping_add(index as u64));
+            let mut rows = vec![vec![self.max_a; self.max_n as usize]];
+            while (rows.len() as u64) < self.cases {
+                let n = rng.random_range(3..=self.max_n) as usize;
+                rows.push(
+                    (0..n)
+                        .map(|_| self.max_a - rng.random_range(0..=3))
+                        .collect(),
+                );
+            }
+            let long = rows.iter().any(|r| {
+                let row = ValidRow::new(&r[..], MAX_PILES).expect("a valid row");
+                remoteness(&row, self.variant) > u128::from(u64::MAX)
+            });
+            if long {
+                out.push((format!("{index:02}-overflow"), rows));
+            }
+        }
+        out
+    }
+
     /// The inputs the input validator must reject: name and bytes.
     pub fn invalid_inputs(&self) -> Vec<(&'static str, Vec<u8>)> {
         let (t, n, a) = (self.cases, self.max_n, self.max_a);
@@ -364,7 +500,7 @@ impl PackageSpec {
             ("pass-fail", "")
         };
         format!(
-            "# Written by `stonegame package` ({variant} game{interactive}); regenerate\n\
+            "# Written by `stonegame package` ({variant} game{interactive}{task}); regenerate\n\
              # with: {command}\n\
              problem_format_version: {FORMAT_VERSION}\n\
              type: {kind}\n\
@@ -376,6 +512,10 @@ impl PackageSpec {
              rights_owner: the stonegame authors\n\
              limits:\n  time_limit: {tl}\n  memory: 1024\n",
             variant = self.variant.name(),
+            task = match self.task {
+                Task::Verdict => "",
+                Task::Remoteness => ", remoteness",
+            },
             command = self.command_line(),
             name = yaml_string(&self.display_name()),
             uuid = self.uuid(),
@@ -386,6 +526,9 @@ impl PackageSpec {
     /// The `stonegame package` command line that writes this package.
     pub fn command_line(&self) -> String {
         let mut cmd = String::from("stonegame package");
+        if self.task == Task::Remoteness {
+            cmd.push_str(" --task remoteness");
+        }
         if self.interactive {
             cmd.push_str(" --interactive");
         }
@@ -423,7 +566,10 @@ impl PackageSpec {
                 " In this game only \\texttt{L} moves are legal.",
             ),
         };
-        let (output, games, game) = if self.interactive {
+        let (output, games, game) = if self.task == Task::Remoteness {
+            let output = include_str!("assets/output-remoteness.tex");
+            (output, "rows (games)", "row")
+        } else if self.interactive {
             let output = include_str!("assets/output-interactive.tex");
             (output, "games", "game")
         } else {
@@ -438,13 +584,38 @@ impl PackageSpec {
                 .replace("@GAME@", game)
                 .replace("@LEFTMOST_NOTE@", leftmost_note)
                 .replace("@NAME@", &latex_text(&self.display_name()))
-                .replace("@SAMPLE_NOTE@", &self.sample_note()),
+                .replace("@SAMPLE_NOTE@", &self.sample_note())
+                .replace("@MAX_T@", &self.limit_text(self.cases))
+                .replace("@MAX_N@", &self.limit_text(self.max_n))
+                .replace("@MAX_A@", &self.limit_text(self.max_a)),
         )
+    }
+
+    /// A limit as the statement writes it: digits for the verdict task (as
+    /// it always did), `10^{k}` or `2^{k}-1` style for the remoteness.
+    fn limit_text(&self, v: u64) -> String {
+        if self.task == Task::Verdict {
+            return v.to_string();
+        }
+        let power_of_ten = (3..20).find(|&k| 10u64.checked_pow(k) == Some(v));
+        if let Some(k) = power_of_ten {
+            return format!("10^{{{k}}}");
+        }
+        if v >= 1023 && v.wrapping_add(1).is_power_of_two() || v == u64::MAX {
+            return format!("2^{{{}}}-1", 64 - v.leading_zeros());
+        }
+        if v >= 1024 && v.is_power_of_two() {
+            return format!("2^{{{}}}", v.trailing_zeros());
+        }
+        v.to_string()
     }
 
     /// The statement's sentence about the classic sample row `3 1 9 4`
     /// (empty when the limits leave it out of the sample).
     fn sample_note(&self) -> String {
+        if self.task == Task::Remoteness {
+            return self.remoteness_sample_note();
+        }
         let classic = [3, 1, 9, 4];
         if !self.sample_rows().iter().any(|r| r[..] == classic) {
             return String::new();
@@ -478,6 +649,33 @@ impl PackageSpec {
         }
     }
 
+    /// The statement's words about the remoteness sample: the rows where
+    /// the shortcuts fail (those the limits keep).
+    fn remoteness_sample_note(&self) -> String {
+        let rows = self.sample_rows();
+        let mut notes = Vec::new();
+        if rows.iter().any(|r| r[..] == [3, 1, 2, 3]) {
+            notes.push(
+                "The row \\texttt{3 1 2 3} is lost for the first player and lasts 8 \
+                 moves. If the loser always took a single stone from the larger end \
+                 pile (leaving \\texttt{2 1 2 3}), the winner could end the game \
+                 after 6 moves: the loser does better by taking two stones from the \
+                 left pile, leaving \\texttt{1 1 2 3}."
+                    .to_string(),
+            );
+        }
+        if rows.iter().any(|r| r[..] == [2, 4, 4]) {
+            notes.push(
+                "The row \\texttt{2 4 4} is won by the first player in 7 moves, \
+                 starting with taking two stones from the right pile (leaving \
+                 \\texttt{2 4 2}). Taking the whole left pile (leaving \
+                 \\texttt{4 4}) also wins, but only after 9 moves."
+                    .to_string(),
+            );
+        }
+        notes.join("\n\n")
+    }
+
     /// The sources of the package, path and text (everything but the data,
     /// the statement and `problem.yaml`).
     pub fn sources(&self) -> Vec<(&'static str, String)> {
@@ -499,7 +697,19 @@ impl PackageSpec {
                 )
             };
         }
-        let own: &[(&str, &str)] = if self.interactive {
+        let own: &[(&str, &str)] = if self.task == Task::Remoteness {
+            &[
+                (
+                    "output_validator/checker.cpp",
+                    include_str!("assets/checker-remoteness.cpp"),
+                ),
+                submission!("remoteness", "accepted/solution.cpp"),
+                submission!("remoteness", "wrong_answer/one_stone.cpp"),
+                submission!("remoteness", "wrong_answer/greedy_winner.cpp"),
+                submission!("remoteness", "wrong_answer/overflow_64.cpp"),
+                submission!("remoteness", "time_limit_exceeded/exhaustive.cpp"),
+            ]
+        } else if self.interactive {
             &[
                 (
                     "output_validator/interactor.cpp",
@@ -541,6 +751,12 @@ impl PackageSpec {
         // flag that writes the answers, for the kind of problem.
         let (by_hand, solution, answers_flag) = if self.interactive {
             (" (interactive: NAME.ans is empty)", "perfect.cpp", "")
+        } else if self.task == Task::Remoteness {
+            (
+                " with `--answers NAME.ans`",
+                "solution.cpp",
+                " --task remoteness --answers {name}.ans",
+            )
         } else {
             (
                 " with `--answers NAME.ans`",
@@ -585,6 +801,14 @@ impl PackageSpec {
                 self.variant.name(),
             );
         }
+        for (name, rows) in self.inline_secret_files() {
+            let _ = writeln!(
+                y,
+                "      '{name}':\n        in: {}\n        ans: {}",
+                yaml_string(&oj_text(&rows)),
+                yaml_string(&self.answers_of(&rows)),
+            );
+        }
         let _ = writeln!(y, "  invalid_input:\n    data:");
         for (i, (name, bytes)) in self.invalid_inputs().iter().enumerate() {
             // An inline `in:` gets a final newline from BAPCtools: a file
@@ -604,14 +828,20 @@ impl PackageSpec {
     }
 
     fn sample_answers(&self) -> String {
-        self.sample_rows()
-            .iter()
+        self.answers_of(&self.sample_rows())
+    }
+
+    /// The expected answers of `rows`, one line each.
+    fn answers_of(&self, rows: &[Vec<u64>]) -> String {
+        rows.iter()
             .map(|row| {
-                let row = ValidRow::new(row.as_slice(), MAX_PILES).expect("sample rows are valid");
-                if first_player_wins(&row, self.variant) {
-                    "1\n"
+                let row = ValidRow::new(row.as_slice(), MAX_PILES).expect("package rows are valid");
+                if self.task == Task::Remoteness {
+                    format!("{}\n", remoteness(&row, self.variant))
+                } else if first_player_wins(&row, self.variant) {
+                    "1\n".to_string()
                 } else {
-                    "0\n"
+                    "0\n".to_string()
                 }
             })
             .collect()
@@ -796,22 +1026,32 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
         let mut answers =
             BufWriter::with_capacity(1 << 16, File::create(&ans_path).map_err(io_at(&ans_path))?);
         let answers_to = (!spec.interactive).then_some(&mut answers as &mut dyn Write);
-        generate(&f.spec, &mut input, answers_to).map_err(|source| match source {
-            GenError::Input(e) => io_at(&in_path)(e),
-            GenError::Answers(e) => io_at(&ans_path)(e),
-            source => PackageError::Generate {
-                file: f.name.clone(),
-                source,
+        generate_task(&f.spec, spec.task, &mut input, answers_to).map_err(
+            |source| match source {
+                GenError::Input(e) => io_at(&in_path)(e),
+                GenError::Answers(e) => io_at(&ans_path)(e),
+                source => PackageError::Generate {
+                    file: f.name.clone(),
+                    source,
+                },
             },
-        })?;
+        )?;
         answers.flush().map_err(io_at(&ans_path))?;
+        files += 2;
+    }
+    let inline = spec.inline_secret_files();
+    for (name, rows) in &inline {
+        let in_path = secret_dir.join(format!("{name}.in"));
+        let ans_path = secret_dir.join(format!("{name}.ans"));
+        fs::write(&in_path, oj_text(rows)).map_err(io_at(&in_path))?;
+        fs::write(&ans_path, spec.answers_of(rows)).map_err(io_at(&ans_path))?;
         files += 2;
     }
     Ok(PackageSummary {
         dir: root.to_path_buf(),
         zip: None,
         files,
-        secret: secret.len(),
+        secret: secret.len() + inline.len(),
         invalid: invalid.len(),
     })
 }

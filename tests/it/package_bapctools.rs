@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stonegame::core::Variant;
 use stonegame::judge::check::{Verdict, check};
-use stonegame::judge::generate::{Family, GenSpec, generate};
+use stonegame::judge::generate::{Family, GenSpec, Task, generate, generate_task};
 
 /// A line on the real stderr, shown by a plain `cargo test` too (the
 /// harness captures `println!`/`eprintln!` of passing tests, not writes to
@@ -336,6 +336,25 @@ fn bapctools_accepts_the_batch_package() {
 }
 
 #[test]
+fn bapctools_accepts_the_remoteness_package() {
+    // a_i up to 2^63 - 1 (the default of --task remoteness), so the
+    // overflow file is written and the 64-bit submission fails on it.
+    let args = [
+        "--task",
+        "remoteness",
+        "--cases",
+        "6",
+        "--max-n",
+        "12",
+        "--seed",
+        "3",
+        "--time-limit",
+        "1",
+    ];
+    bapctools_accepts("stonegameremoteness", &args, true);
+}
+
+#[test]
 fn bapctools_accepts_the_leftmost_package() {
     let mut args = SMALL.to_vec();
     args.extend(["--variant", "leftmost"]);
@@ -509,6 +528,40 @@ fn the_files_follow_the_flags() {
     assert!(tex.contains("1 \\le T \\le 7$") && tex.contains("1 \\le n \\le 33$"));
     assert!(tex.contains("leftmost pile of the row only") && tex.contains("\\texttt{FIRST} there"));
     assert!(read(&other.join("output_validator/interactor.cpp")).contains("LEFTMOST = 1;"));
+    // The remoteness task: its defaults, limits written as powers, its
+    // own checker and submissions.
+    let rem = root.path().join("remoteness");
+    package(&rem, &["--task", "remoteness"]);
+    let yaml = read(&rem.join("problem.yaml"));
+    assert!(
+        yaml.contains(
+            "--task remoteness --variant two-ends --cases 10 --max-n 100 \
+                       --max-a 9223372036854775807"
+        ),
+        "{yaml}"
+    );
+    let tex = read(&rem.join("statement/problem.en.tex"));
+    assert!(
+        tex.contains("\\problemname{How Long at Both Ends}"),
+        "{tex}"
+    );
+    assert!(tex.contains("1 \\le n \\le 100$") && tex.contains("1 \\le a_i \\le 2^{63}-1$"));
+    assert!(
+        tex.contains("remoteness") && tex.contains("\\texttt{3 1 2 3}"),
+        "{tex}"
+    );
+    assert!(read(&rem.join("data/sample/001-sample.ans")).starts_with("8\n7\n12\n"));
+    assert!(read(&rem.join("output_validator/checker.cpp")).contains("\"ok: \""));
+    for f in [
+        "13-heuristics.in",
+        "14-overflow.in",
+        "13-heuristics.ans",
+        "14-overflow.ans",
+    ] {
+        assert!(rem.join("data/secret").join(f).is_file(), "{f}");
+    }
+    let tex = read(&root.path().join("other/statement/problem.en.tex"));
+    assert!(tex.contains("1 \\le a_i \\le 44$"), "{tex}");
     for e in fs::read_dir(other.join("data/secret")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "ans") {
@@ -579,6 +632,21 @@ fn bad_flags_and_paths_are_errors_naming_them() {
             "--time-limit",
         ),
         (&["--name", ""], root.path().join("p"), "--name"),
+        (
+            &["--task", "remoteness", "--interactive"],
+            root.path().join("p"),
+            "--task remoteness",
+        ),
+        (
+            &["--task", "remoteness", "--variant", "leftmost"],
+            root.path().join("p"),
+            "--task remoteness",
+        ),
+        (
+            &["--task", "remoteness", "--max-n", "2001"],
+            root.path().join("p"),
+            "--max-n",
+        ),
         (&[], file.join("p"), "a-file"),
         (&[], file.clone(), "not a directory"),
         (&[], root.path().join("missing").join("p"), "missing"),
@@ -803,6 +871,125 @@ fn cpp_solution_and_checker_agree_with_the_rust_judge() {
         }
     }
     report!("{runs} checker runs agree with `stonegame check`");
+}
+
+/// `stonegame gen --task remoteness` and its C++ against the Rust core:
+/// the accepted solution equals the expected answers on every family, the
+/// checker compares them exactly, and each wrong answer fails where it
+/// should (the heuristics on the `heuristics` file, the 64-bit one on the
+/// `overflow` file and nowhere a remoteness fits 64 bits).
+#[test]
+fn cpp_remoteness_solution_and_checker_agree_with_the_rust_core() {
+    let p = programs(
+        &["--task", "remoteness", "--cases", "60", "--max-n", "60"],
+        &[
+            "submissions/accepted/solution.cpp",
+            "output_validator/checker.cpp",
+            "submissions/wrong_answer/one_stone.cpp",
+            "submissions/wrong_answer/greedy_winner.cpp",
+            "submissions/wrong_answer/overflow_64.cpp",
+        ],
+    );
+    let feedback = p.bin.join("feedback");
+    fs::create_dir(&feedback).unwrap();
+    let (in_path, ans_path) = (p.bin.join("t.in"), p.bin.join("t.ans"));
+    let checker = |output: &[u8]| -> (i32, String) {
+        let out = run_with_input(
+            &p.bin.join("checker"),
+            &[
+                in_path.to_str().unwrap(),
+                ans_path.to_str().unwrap(),
+                feedback.to_str().unwrap(),
+            ],
+            output,
+        );
+        let msg = fs::read_to_string(feedback.join("judgemessage.txt")).unwrap_or_default();
+        (out.status.code().unwrap_or(-1), msg)
+    };
+    let mut files = Vec::new();
+    for spec in specs(Variant::TwoEnds, 3) {
+        let spec = GenSpec {
+            cases: spec.cases.min(60),
+            max_n: spec.max_n.min(60),
+            ..spec
+        };
+        let spec = match spec.family {
+            Family::Exhaustive => GenSpec { cases: 400, ..spec },
+            // Piles near 2^63: remoteness past 2^64 - 1.
+            Family::Max if spec.seed == 3 => GenSpec {
+                max_a: (1 << 63) - 1,
+                ..spec
+            },
+            _ => spec,
+        };
+        let (mut input, mut answers) = (Vec::new(), Vec::new());
+        generate_task(&spec, Task::Remoteness, &mut input, Some(&mut answers)).unwrap();
+        files.push((format!("{spec:?}"), input, answers));
+    }
+    let dir = p.dir.join("data/secret");
+    for kind in ["-heuristics", "-overflow"] {
+        let name = listing(&dir)
+            .into_iter()
+            .find_map(|f| {
+                f.strip_suffix(".in")
+                    .filter(|n| n.ends_with(kind))
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| panic!("no {kind} file"));
+        let read = |ext: &str| fs::read(dir.join(format!("{name}.{ext}"))).unwrap();
+        files.push((name.clone(), read("in"), read("ans")));
+    }
+    let (mut one_stone_wrong, mut greedy_wrong, mut overflow_wrong) = (0, 0, 0);
+    for (name, input, answers) in &files {
+        fs::write(&in_path, input).unwrap();
+        fs::write(&ans_path, answers).unwrap();
+        let out = run_with_input(&p.bin.join("solution"), &[], input);
+        assert!(out.status.success(), "{name}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(answers),
+            "solution.cpp vs the Rust core on {name}"
+        );
+        let text = String::from_utf8_lossy(answers).into_owned();
+        let cases = text.lines().count();
+        assert_eq!(checker(answers), (42, format!("ok: {cases} cases\n")));
+        // Whitespace is free; one more ply, one fewer answer, a leading
+        // zero, a sign: wrong.
+        assert_eq!(checker(text.replace('\n', " ").as_bytes()).0, 42);
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let last = lines.len() - 1;
+        let bumped: u128 = lines[last].parse::<u128>().unwrap() + 1;
+        lines[last] = bumped.to_string();
+        let (code, msg) = checker(format!("{}\n", lines.join("\n")).as_bytes());
+        assert_eq!(code, 43, "{name}");
+        assert!(
+            msg.starts_with(&format!("wrong answer case {cases}:")),
+            "{msg}"
+        );
+        for bad in [
+            text[..text.trim_end().rfind('\n').map_or(0, |k| k + 1)].to_string(),
+            format!("0{text}"),
+            format!("+{text}"),
+            format!("{text}1\n"),
+        ] {
+            assert_eq!(checker(bad.as_bytes()).0, 43, "{name}: {bad:?}");
+        }
+        let wrong = |prog: &str| run_with_input(&p.bin.join(prog), &[], input).stdout != *answers;
+        one_stone_wrong += usize::from(wrong("one_stone"));
+        greedy_wrong += usize::from(wrong("greedy_winner"));
+        let overflows = text.lines().any(|l| l.parse::<u64>().is_err());
+        assert_eq!(wrong("overflow_64"), overflows, "overflow_64.cpp on {name}");
+        overflow_wrong += usize::from(overflows);
+        if name.ends_with("-heuristics") {
+            assert!(wrong("one_stone") && wrong("greedy_winner"), "{name}");
+        }
+    }
+    assert!(overflow_wrong >= 2, "{overflow_wrong}");
+    report!(
+        "remoteness: solution.cpp equals the Rust core on {} files; wrong on them: one_stone \
+         {one_stone_wrong}, greedy_winner {greedy_wrong}, overflow_64 {overflow_wrong}",
+        files.len()
+    );
 }
 
 /// The strict reference of the input format: parse, check the limits, and
