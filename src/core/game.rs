@@ -228,6 +228,12 @@ impl GameState {
     }
 }
 
+/// Positions of at most this many piles get the bot's exact tempo: at
+/// strength 1 it wins by a fastest winning move and, when lost under
+/// [`WhenLost::Prolong`], resists longest (by exact remoteness, about 2 ms
+/// a move at 128 piles). Longer positions keep the O(1) choices below.
+pub const TEMPO_MAX_PILES: usize = 128;
+
 /// What the bot does in a lost position (at strength 1; every move loses
 /// against perfect play there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -625,8 +631,10 @@ impl Game {
         // No random numbers needed: skip seeding (the same move as below).
         if bot.strength >= 1.0 {
             match self.first_winning() {
-                Some(m) => return Some(m),
-                None if bot.when_lost == WhenLost::Prolong => return Some(self.prolong_move()),
+                Some(m) => return Some(self.tempo_move().unwrap_or(m)),
+                None if bot.when_lost == WhenLost::Prolong => {
+                    return Some(self.tempo_move().unwrap_or_else(|| self.prolong_move()));
+                }
                 None => {}
             }
         }
@@ -649,7 +657,10 @@ impl Game {
         let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
         Some(if optimal {
             match self.first_winning() {
-                Some(m) => m,
+                Some(m) => self.tempo_move().unwrap_or(m),
+                None if when_lost == WhenLost::Prolong => {
+                    self.tempo_move().unwrap_or_else(|| self.prolong_move())
+                }
                 None => self.lost_move(when_lost, rng),
             }
         } else {
@@ -659,6 +670,22 @@ impl Game {
 
     fn two_sided(&self) -> bool {
         self.row.variant == Variant::TwoEnds && self.first < self.last
+    }
+
+    /// The move of perfect play with tempo on a position of at most
+    /// [`TEMPO_MAX_PILES`] piles: a fastest winning move, or when lost a
+    /// longest-resisting one, by exact remoteness
+    /// ([`remoteness::best_move`](crate::core::remoteness::best_move) and its
+    /// tie-break); `None` on longer positions (O(m²) a move, so the bot
+    /// keeps its O(1) moves there: any winning move, or
+    /// [`WhenLost::Prolong`]'s).
+    fn tempo_move(&self) -> Option<Move> {
+        if self.last - self.first + 1 > TEMPO_MAX_PILES {
+            return None;
+        }
+        let piles = self.piles_now();
+        let row = ValidRow::new(&piles, super::row::MAX_PILES).ok()?;
+        Some(super::remoteness::best_move(&row, self.row.variant))
     }
 
     /// [`WhenLost::Prolong`]'s move (legal in any live position).

@@ -71,7 +71,17 @@ fn check_position(game: &Game, ex: &mut Exhaustive) {
     if wins {
         assert!(!ex.wins(&after(&piles, bot)), "bot {bot} in {piles:?}");
     }
-    assert_eq!(bot, a.best_move);
+    // The bot plays with tempo (a fastest win, the longest resistance) on
+    // short positions, the analysis's move on longer ones.
+    if piles.len() <= stonegame::core::game::TEMPO_MAX_PILES {
+        assert_eq!(
+            bot,
+            stonegame::core::remoteness::best_move(&vr(&piles), variant),
+            "{piles:?}"
+        );
+    } else {
+        assert_eq!(bot, a.best_move);
+    }
     // The analysis is the core's analysis of the live row.
     assert_eq!(a, analyze(&vr(&piles), variant), "{}", what());
 }
@@ -631,6 +641,30 @@ fn per_move_figures() {
                 pct(0.999),
                 pct(1.0),
                 cone_cells as f64 / (games * (n - 2)) as f64,
+            );
+        }
+    }
+}
+
+/// The perfect bot plays with tempo: against itself, on every row of up to
+/// 5 piles of up to 5 stones (both variants), the game lasts exactly the
+/// row's remoteness (the game-tree truth): the winner wins as fast as it
+/// can and the loser holds out as long as it can.
+#[test]
+fn the_perfect_bot_against_itself_plays_the_remoteness() {
+    use stonegame::core::remoteness::ExhaustiveRemoteness;
+    for variant in [Variant::TwoEnds, Variant::Leftmost] {
+        let mut truth = ExhaustiveRemoteness::new(variant);
+        for piles in all_rows(5, 5) {
+            let mut game = Game::new(row(&piles, variant, RowOptions::default()));
+            let bot = Bot::perfect();
+            while let Some(m) = game.bot_move(&bot) {
+                game.play_move(m).expect("a legal move");
+            }
+            assert_eq!(
+                u64::from(truth.remoteness(&piles)),
+                game.ply(),
+                "{variant:?} {piles:?}"
             );
         }
     }

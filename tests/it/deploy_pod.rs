@@ -170,7 +170,20 @@ fn start_pod(cwd: &Path, extra: &[(&str, &str)]) -> (Child, ReadOnlyDir) {
         // std drops the supplementary groups too (setgroups(0)).
         cmd.uid(UID).gid(UID);
     }
-    (cmd.spawn().expect("the binary starts"), staged)
+    // Other tests of this binary fork children too: one forked while the
+    // copy was open for writing holds it until it execs (ETXTBSY for a
+    // moment). Try again while that lasts.
+    let mut tries = 0;
+    let child = loop {
+        match cmd.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 200 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            spawned => break spawned.expect("the binary starts"),
+        }
+    };
+    (child, staged)
 }
 
 /// Stderr lines of `child`, read on a thread.
