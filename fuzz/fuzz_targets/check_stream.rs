@@ -22,8 +22,8 @@
 use libfuzzer_sys::fuzz_target;
 use stonegame::judge::OnPool;
 use stonegame::judge::check::{check, check_with};
-use stonegame::service::rpc::check::{Pipes, route};
 use stonegame::service::pb::{self, CheckRequest, check_request::Part};
+use stonegame::service::rpc::check::{Pipes, route};
 use stonegame::wire::convert::variant_from_wire;
 use tonic::Code;
 

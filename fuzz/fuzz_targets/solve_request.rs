@@ -23,9 +23,9 @@
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 use stonegame::core::{MAX_PILE, Variant};
-use stonegame::service::state::limits::cells_of;
 use stonegame::service::pb::{self, CaseErrorCode as C};
 use stonegame::service::rpc::validate::{CaseShape, check_batch, check_case};
+use stonegame::service::state::limits::cells_of;
 use stonegame::wire::{LeWidth, piles_to_le};
 use stonegame_fuzz::assert_solved_right;
 
