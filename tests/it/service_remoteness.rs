@@ -291,3 +291,47 @@ async fn admission_charges_the_factor_and_refuses_clearly() {
         remoteness(&common::valid(&row), Variant::TwoEnds)
     );
 }
+
+/// A remoteness of about a minute (n = 20,000) stops within a layer of the
+/// DP when its deadline passes or its stream is dropped: the cells come back
+/// and the pool is free for the next request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_remoteness_stops_when_its_client_goes() {
+    let server = common::server(|c| {
+        c.limits.remoteness_cell_factor = NonZeroU64::new(1).unwrap();
+    })
+    .await;
+    let mut client = common::client(&server).await;
+    let row: Vec<u64> = (0..20_000u64).map(|i| 1 + (i * 7919) % 1_000_003).collect();
+    let mut request = tonic::Request::new(suggest_request(&row, Variant::TwoEnds, true));
+    request.set_timeout(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let e = client.suggest_move(request).await.unwrap_err();
+    assert!(
+        matches!(e.code(), Code::DeadlineExceeded | Code::Cancelled),
+        "{e:?}"
+    );
+    let budget = std::sync::Arc::clone(&server.state.budget);
+    common::eventually("the cells come back", || budget.in_flight() == 0).await;
+    // Solve: the stream dropped mid-batch.
+    let mut responses = client
+        .solve(futures::stream::iter(vec![pb::SolveRequest {
+            cases: vec![common::case("long", row, pb::Variant::TwoEnds)],
+            want_remoteness: true,
+        }]))
+        .await
+        .unwrap()
+        .into_inner();
+    common::eventually("the batch is admitted", || budget.in_flight() > 0).await;
+    let _ = tokio::time::timeout(std::time::Duration::from_millis(200), responses.next()).await;
+    drop(responses);
+    common::eventually("the batch's cells come back", || budget.in_flight() == 0).await;
+    // Far less than the minute either would have taken.
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    let r = client
+        .suggest_move(suggest_request(&[1, 2], Variant::TwoEnds, true))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(plies(&r.remoteness), 3);
+}
