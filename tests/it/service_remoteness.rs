@@ -65,6 +65,8 @@ async fn suggest_remoteness_matches_the_game_tree_on_all_small_rows() {
             let mut seen = HashMap::new();
             for range in &ranges {
                 assert!(range.left_min <= range.left_max, "{what}: {range:?}");
+                // The DP's slopes (docs/service.md, "Remoteness").
+                assert!(matches!(range.slope, 0 | 2), "{what}: {range:?}");
                 for (key, plies) in expand(range) {
                     assert_eq!(range.mover_wins, plies % 2 == 0, "{what}: {range:?}");
                     assert!(seen.insert(key, plies).is_none(), "{what}: {key:?} twice");
@@ -140,6 +142,11 @@ async fn a_remoteness_past_u64_is_exact() {
             .iter()
             .any(|m| m.remoteness_at_min > u128::from(u64::MAX))
     );
+    assert!(
+        ranges.iter().all(|m| matches!(m.slope, 0 | 2)),
+        "{ranges:?}"
+    );
+    assert!(ranges.iter().any(|m| m.slope == 2), "{ranges:?}");
     // The first range's best move leaves one less than the position's.
     assert_eq!(ranges[0].best().1 + 1, want);
     // Solve says the same.
