@@ -90,7 +90,7 @@ fn validate(case: &pb::Case, max_piles: usize) -> Result<Vec<u64>, pb::CaseError
         (Ok((variant, row)), Ok((want_variant, want_row))) => {
             assert_eq!((variant, &row[..]), (want_variant, &want_row[..]));
             assert_eq!(
-                shape.cells(max_piles),
+                shape.cells(max_piles, None),
                 cells_of(row.len(), variant == Variant::TwoEnds)
             );
             assert_eq!(shape.held_piles(), row.len());
@@ -116,7 +116,11 @@ fn validate(case: &pb::Case, max_piles: usize) -> Result<Vec<u64>, pb::CaseError
                 }
                 _ => 0,
             };
-            assert_eq!(shape.cells(max_piles), price, "price of a refused case");
+            assert_eq!(
+                shape.cells(max_piles, None),
+                price,
+                "price of a refused case"
+            );
             Err(e)
         }
         (got, want) => panic!("validation gave {got:?}, the rules {want:?} for {case:?}"),

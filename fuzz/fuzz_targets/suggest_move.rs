@@ -11,7 +11,9 @@
 //! (`variant:`, `strength:`, `piles:`) and the 1-based pile named for a bad
 //! pile; an accepted request's answer has the reference verdict, only
 //! legal moves, the exhaustive solver's winning moves on tiny rows, and a
-//! random move (strength < 1) that is legal.
+//! random move (strength < 1) that is legal; with `want_remoteness` (rows
+//! of at most 64 piles, or leftmost), the core's remoteness, of the verdict's
+//! parity, and the chosen move's remoteness after it.
 #![no_main]
 
 use std::num::NonZeroUsize;
@@ -19,10 +21,12 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
-use stonegame::core::{MAX_PILE, Move, Side};
+use stonegame::core::remoteness::solve_with;
+use stonegame::core::{MAX_PILE, Move, Never, Side, Variant};
 use stonegame::service::rpc::convert::SuggestMove;
 use stonegame::service::rpc::suggest::respond;
 use stonegame::service::{Config, Limits, pb};
+use stonegame::wire::convert::remoteness_from_wire;
 use stonegame_fuzz::{assert_solved_right, is_legal};
 
 const MAX_PILES: [usize; 4] = [1, 2, 8, 4096];
@@ -72,8 +76,31 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(&ok.row[..], &piles[..]);
             let analysis = assert_solved_right(&ok.row, ok.variant);
             let wins = analysis.first_player_wins;
-            let resp = respond(&ok.row, ok.variant, ok.strength, ok.seed, analysis);
+            // The remoteness when asked, on rows where it is quick (the
+            // two-ends DP is O(n²) with a large constant).
+            let solved = (ok.want_remoteness
+                && (ok.variant == Variant::Leftmost || ok.row.len() <= 64))
+                .then(|| {
+                    let Ok(solved) = solve_with(&ok.row, ok.variant, &Never);
+                    solved
+                });
+            let plies = solved.as_ref().map(|s| s.remoteness);
+            let resp = respond(&ok.row, ok.variant, ok.strength, ok.seed, analysis, solved)
+                .expect("every move listed is in a range");
             assert_eq!(resp.mover_wins, wins);
+            if let Some(plies) = plies {
+                let got = remoteness_from_wire(resp.remoteness.as_ref().expect("a remoteness"));
+                assert_eq!(got, Ok(plies));
+                assert_eq!(plies % 2 == 1, wins, "parity is the verdict");
+                let after = resp
+                    .chosen
+                    .as_ref()
+                    .and_then(|m| m.remoteness_after.as_ref());
+                assert!(after.is_some(), "the chosen move's remoteness");
+                assert!(!resp.move_ranges.is_empty());
+            } else {
+                assert!(resp.remoteness.is_none() && resp.move_ranges.is_empty());
+            }
             let chosen = resp.chosen.expect("a chosen move");
             let side = if chosen.side == pb::Side::Left as i32 {
                 Side::Left

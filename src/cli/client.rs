@@ -371,7 +371,13 @@ fn solve_remote(
         if !batch.is_empty() && (done || batch.len() >= batch_size || piles >= BATCH_PILES) {
             let cases = std::mem::take(&mut batch);
             piles = 0;
-            if tx.blocking_send(pb::SolveRequest { cases }).is_err() {
+            if tx
+                .blocking_send(pb::SolveRequest {
+                    cases,
+                    ..Default::default()
+                })
+                .is_err()
+            {
                 // The answering side stopped: its error is the one to report.
                 break;
             }

@@ -3,7 +3,8 @@
 //! Reads OJ-format input case by case, solves cases in batches on all cores
 //! and prints one `0`/`1` line per case in input order. On malformed input the
 //! verdicts of all cases before the error are printed, then the error (case,
-//! line, column) goes to stderr and the exit code is 1.
+//! line, column) goes to stderr and the exit code is 1. With `--remoteness`
+//! each line is `verdict remoteness` (in plies, docs/game.md §5).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -12,8 +13,11 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use rayon::prelude::*;
+
 use crate::core::Variant;
 use crate::core::batch::Batch;
+use crate::core::remoteness;
 use crate::ojformat::{OjError, OjReader};
 
 use super::{fail, open_input};
@@ -24,6 +28,12 @@ pub struct SolveArgs {
     /// Which game is played.
     #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
     pub variant: Variant,
+    /// Print `verdict remoteness` per case: the remoteness in plies, how
+    /// long the game lasts under perfect play (docs/game.md §5). The
+    /// two-ends remoteness is O(n²) with a constant about 3,000 times the
+    /// verdict's: about 0.15 s at n = 1,000, 70 s at n = 20,000.
+    #[arg(long)]
+    pub remoteness: bool,
     /// OJ-format input; standard input when absent or `-`.
     pub file: Option<PathBuf>,
 }
@@ -39,7 +49,7 @@ pub fn run(args: SolveArgs) -> ExitCode {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = solve_stream(input, args.variant, &mut out);
+    let result = solve_stream_with(input, args.variant, args.remoteness, &mut out);
     let flushed = out.flush();
     match (result, flushed) {
         (Ok(()), Ok(())) => ExitCode::SUCCESS,
@@ -70,6 +80,17 @@ pub fn solve_stream(
     variant: Variant,
     out: &mut impl Write,
 ) -> Result<(), SolveError> {
+    solve_stream_with(input, variant, false, out)
+}
+
+/// [`solve_stream`]; with `with_remoteness`, each line is the verdict, a space
+/// and the case's remoteness.
+pub fn solve_stream_with(
+    input: impl io::BufRead,
+    variant: Variant,
+    with_remoteness: bool,
+    out: &mut impl Write,
+) -> Result<(), SolveError> {
     let mut reader = OjReader::new(input)?;
     let progress = Progress::new(reader.case_count());
     let mut batch = Batch::default();
@@ -88,12 +109,29 @@ pub fn solve_stream(
         };
         if last || batch.is_full() {
             let count = batch.len() as u64;
+            let plies: Vec<u128> = if with_remoteness {
+                batch
+                    .rows()
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|row| remoteness::remoteness(row, variant))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let verdicts = batch.solve(variant);
             // The bar is cleared while the lines are written: on one
             // terminal for both, no bar is left between verdicts.
             progress.suspend(|| {
-                for wins in verdicts {
-                    out.write_all(if wins { b"1\n" } else { b"0\n" })?;
+                if with_remoteness {
+                    for (wins, plies) in verdicts.into_iter().zip(plies) {
+                        debug_assert_eq!(wins, plies % 2 == 1, "parity is the verdict");
+                        writeln!(out, "{} {plies}", u8::from(wins))?;
+                    }
+                } else {
+                    for wins in verdicts {
+                        out.write_all(if wins { b"1\n" } else { b"0\n" })?;
+                    }
                 }
                 out.flush()
             })?;

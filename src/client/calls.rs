@@ -203,7 +203,10 @@ impl Client {
             .map(|start| size.min(total - start));
         let batches = futures::stream::iter(cases).chunks(size).map(|mut cases| {
             cases.iter_mut().for_each(pack_case);
-            pb::SolveRequest { cases }
+            pb::SolveRequest {
+                cases,
+                ..Default::default()
+            }
         });
         let mut responses = self.solve_stream(batches).await?;
         let mut out = Vec::with_capacity(total);
@@ -291,6 +294,7 @@ impl Client {
             variant: pb::Variant::from(variant) as i32,
             strength,
             seed,
+            want_remoteness: false,
         };
         Ok(self
             .with_resends(&req, |mut c, r| async move { c.suggest_move(r).await })

@@ -53,6 +53,7 @@ impl Request {
                         variant: pb::Variant::TwoEnds as i32,
                         strength: None,
                         seed: 0,
+                        want_remoteness: false,
                     })
                     .await?;
             }

@@ -143,6 +143,7 @@ impl PlaySession {
             side: pb::Side::from(side) as i32,
             take,
             remaining: 0,
+            remoteness_after: None,
         };
         self.submit_raw(ply, mv).await
     }

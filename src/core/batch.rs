@@ -43,6 +43,11 @@ impl Batch {
         self.rows.len()
     }
 
+    /// The waiting rows, in push order.
+    pub fn rows(&self) -> &[ValidRow<'static>] {
+        &self.rows
+    }
+
     /// Is the batch empty?
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()

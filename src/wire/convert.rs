@@ -4,6 +4,7 @@
 //! is a `TryFrom` (or a `*_from_wire` function for bare enum numbers) whose
 //! [`WireError`] names the field and the value.
 
+use crate::core::remoteness::MoveRange;
 use crate::core::{Move, Side, Variant};
 use crate::judge::check::{CheckReport, Mismatch, Verdict};
 
@@ -27,7 +28,16 @@ pub enum WireError {
     /// A `Mismatch` bit other than 0 or 1.
     #[error("first_mismatch.{field}: {value} is neither 0 nor 1")]
     Bit { field: &'static str, value: u32 },
+    /// A `Remoteness.plies` that is not a decimal number below 2^128.
+    #[error("remoteness: plies is not a decimal number of at most 39 digits")]
+    Remoteness,
 }
+
+/// A move range whose slope does not fit the wire's `sint64` (the DP only
+/// makes slopes 0 and 2, docs/game.md §5: never seen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a move range's slope {0} does not fit in the wire's sint64")]
+pub struct SlopeOutOfRange(pub i128);
 
 impl From<Variant> for pb::Variant {
     fn from(variant: Variant) -> pb::Variant {
@@ -79,6 +89,7 @@ impl From<Move> for pb::Move {
             side: pb::Side::from(m.side) as i32,
             take: m.take,
             remaining: m.remaining,
+            remoteness_after: None,
         }
     }
 }
@@ -92,6 +103,59 @@ impl TryFrom<&pb::Move> for Move {
             side: side_from_wire(m.side)?,
             take: m.take,
             remaining: m.remaining,
+        })
+    }
+}
+
+impl From<u128> for pb::Remoteness {
+    /// The plies in decimal, exact (a remoteness can pass 2^64 − 1).
+    fn from(plies: u128) -> pb::Remoteness {
+        pb::Remoteness {
+            plies: plies.to_string(),
+        }
+    }
+}
+
+/// Decodes a wire remoteness: decimal digits only (no sign, no spaces),
+/// below 2^128.
+pub fn remoteness_from_wire(r: &pb::Remoteness) -> Result<u128, WireError> {
+    if r.plies.is_empty() || !r.plies.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(WireError::Remoteness);
+    }
+    r.plies.parse().map_err(|_| WireError::Remoteness)
+}
+
+impl TryFrom<MoveRange> for pb::MoveRange {
+    type Error = SlopeOutOfRange;
+
+    /// Fails only when the slope does not fit in `i64`.
+    fn try_from(r: MoveRange) -> Result<pb::MoveRange, SlopeOutOfRange> {
+        Ok(pb::MoveRange {
+            side: pb::Side::from(r.side) as i32,
+            left_min: r.left_min,
+            left_max: r.left_max,
+            mover_wins: r.mover_wins,
+            remoteness_at_min: Some(r.remoteness_at_min.into()),
+            slope: i64::try_from(r.slope).map_err(|_| SlopeOutOfRange(r.slope))?,
+        })
+    }
+}
+
+impl TryFrom<&pb::MoveRange> for MoveRange {
+    type Error = WireError;
+
+    /// Fails when the side is not left or right or the remoteness is
+    /// missing or not a number.
+    fn try_from(r: &pb::MoveRange) -> Result<MoveRange, WireError> {
+        Ok(MoveRange {
+            side: side_from_wire(r.side)?,
+            left_min: r.left_min,
+            left_max: r.left_max,
+            mover_wins: r.mover_wins,
+            remoteness_at_min: remoteness_from_wire(
+                r.remoteness_at_min.as_ref().ok_or(WireError::Remoteness)?,
+            )?,
+            slope: i128::from(r.slope),
         })
     }
 }
@@ -166,6 +230,51 @@ impl TryFrom<pb::CheckResponse> for CheckReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remoteness_round_trips_past_u64() {
+        for plies in [0, 1, u128::from(u64::MAX) + 1, u128::MAX] {
+            let wire = pb::Remoteness::from(plies);
+            assert_eq!(remoteness_from_wire(&wire), Ok(plies));
+        }
+        for bad in [
+            "",
+            "-1",
+            "+1",
+            " 1",
+            "1e3",
+            "340282366920938463463374607431768211456",
+        ] {
+            let wire = pb::Remoteness { plies: bad.into() };
+            assert_eq!(
+                remoteness_from_wire(&wire),
+                Err(WireError::Remoteness),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn move_ranges_round_trip_and_refuse_wide_slopes() {
+        let r = MoveRange {
+            side: Side::Right,
+            left_min: 3,
+            left_max: 9,
+            mover_wins: true,
+            remoteness_at_min: u128::from(u64::MAX) * 4,
+            slope: 2,
+        };
+        let wire = pb::MoveRange::try_from(r).unwrap();
+        assert_eq!(MoveRange::try_from(&wire), Ok(r));
+        let wide = MoveRange {
+            slope: i128::from(i64::MAX) + 1,
+            ..r
+        };
+        assert_eq!(
+            pb::MoveRange::try_from(wide),
+            Err(SlopeOutOfRange(wide.slope))
+        );
+    }
 
     #[test]
     fn variants_round_trip() {

@@ -193,6 +193,114 @@ fn suggest_prints_verdict_and_moves() {
 }
 
 #[test]
+fn suggest_prints_the_remoteness() {
+    use stonegame::core::Variant;
+    use stonegame::core::remoteness::ExhaustiveRemoteness;
+    let out = stonegame(&["suggest", "1", "2"], b"");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "variant: two-ends\npiles: 2\nverdict: 1 (the player to move wins)\n\
+         remoteness: the player to move wins in 3 plies\n\
+         winning move: take 1 from the right pile, leaving 1 (remoteness after it: 2 plies)\n"
+    );
+    // A lost position: how long the loser holds out, and the bot's move.
+    let mut truth = ExhaustiveRemoteness::new(Variant::TwoEnds);
+    let (lost, after) = (
+        truth.remoteness(&[3, 1, 9, 4]),
+        truth.remoteness(&[3, 1, 9, 3]),
+    );
+    let out = stonegame(&["suggest", "3", "1", "9", "4"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "remoteness: the player to move loses in {lost} plies\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "leaving 3 (no move wins; the bot prolongs the game; remoteness after it: {after} plies)"
+        )),
+        "{text}"
+    );
+    // Leftmost, every winning move with its remoteness.
+    let out = stonegame(&["suggest", "--variant", "leftmost", "3", "1"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("the player to move wins in 3 plies"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "winning move: take 2 from the left pile, leaving 1 (remoteness after it: 2 plies)"
+        ),
+        "{text}"
+    );
+    // Never, and auto on a two-ends row too long for it.
+    let out = stonegame(&["suggest", "--remoteness", "never", "1", "2"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("remoteness"), "{text}");
+    let many: Vec<String> = std::iter::once("suggest".to_string())
+        .chain((0..5001).map(|i| (i % 7 + 1).to_string()))
+        .collect();
+    let args: Vec<&str> = many.iter().map(String::as_str).collect();
+    let out = stonegame(&args, b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("remoteness: not computed for a two-ends row of more than 5000 piles"),
+        "{text}"
+    );
+    assert!(!text.contains("after it"), "{text}");
+}
+
+#[test]
+fn solve_prints_the_remoteness_when_asked() {
+    use stonegame::core::Variant;
+    use stonegame::core::exhaustive::all_rows;
+    use stonegame::core::remoteness::ExhaustiveRemoteness;
+    for (flag, variant) in [
+        ("two-ends", Variant::TwoEnds),
+        ("leftmost", Variant::Leftmost),
+    ] {
+        let rows = all_rows(4, 3);
+        let mut input = format!("{}\n", rows.len());
+        let (mut plain, mut with) = (String::new(), String::new());
+        let mut truth = ExhaustiveRemoteness::new(variant);
+        for row in &rows {
+            let text: Vec<String> = row.iter().map(u64::to_string).collect();
+            input.push_str(&format!("{}\n{}\n", row.len(), text.join(" ")));
+            let r = truth.remoteness(row);
+            plain.push_str(&format!("{}\n", r % 2));
+            with.push_str(&format!("{} {r}\n", r % 2));
+        }
+        let out = stonegame(
+            &["solve", "--variant", flag, "--remoteness"],
+            input.as_bytes(),
+        );
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), with, "{flag}");
+        // Without the flag, the OJ output is unchanged.
+        let out = stonegame(&["solve", "--variant", flag], input.as_bytes());
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), plain, "{flag}");
+    }
+    // Past 2^64 − 1, exactly.
+    let a = 9223372036854775807u64;
+    let row = [a, a - 1, a - 2, a - 3, a - 4, a];
+    let want = stonegame::core::remoteness::remoteness(
+        &stonegame::core::ValidRow::new(&row[..], 10).unwrap(),
+        Variant::TwoEnds,
+    );
+    let input = format!("1\n6\n{a} {} {} {} {} {a}\n", a - 1, a - 2, a - 3, a - 4);
+    let out = stonegame(&["solve", "--remoteness"], input.as_bytes());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("{} {want}\n", want % 2)
+    );
+}
+
+#[test]
 fn suggest_rejects_bad_piles_by_index() {
     for (args, words) in [
         (vec!["suggest", "3", "0"], "pile 2 is 0"),

@@ -88,6 +88,7 @@ fn request() -> pb::SuggestMoveRequest {
         variant: pb::Variant::TwoEnds as i32,
         strength: None,
         seed: 0,
+        want_remoteness: false,
     }
 }
 

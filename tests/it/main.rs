@@ -42,6 +42,7 @@ mod service_layers;
 mod service_loadtest;
 mod service_metrics;
 mod service_play;
+mod service_remoteness;
 mod service_shutdown;
 mod service_tls;
 mod service_web;

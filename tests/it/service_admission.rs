@@ -277,6 +277,7 @@ async fn a_check_waits_for_a_busy_budget_instead_of_failing() {
     solve_tx
         .send(pb::SolveRequest {
             cases: vec![case("huge", huge_row(200_000, 3), pb::Variant::TwoEnds)],
+            want_remoteness: false,
         })
         .await
         .unwrap();

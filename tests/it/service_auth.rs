@@ -41,6 +41,7 @@ async fn suggest(server: &RunningServer, value: Option<&str>) -> Result<(), toni
         variant: pb::Variant::TwoEnds as i32,
         strength: None,
         seed: 1,
+        want_remoteness: false,
     });
     if let Some(v) = value {
         request
@@ -288,6 +289,7 @@ async fn no_log_line_holds_a_token() {
                 variant: pb::Variant::TwoEnds as i32,
                 strength: None,
                 seed: 1,
+                want_remoteness: false,
             });
             request
                 .metadata_mut()

@@ -91,6 +91,7 @@ async fn victim_solve(client: &mut StoneGameClient<Channel>) -> Duration {
                 vec![3, 1, 9, 4],
                 pb::Variant::TwoEnds,
             )],
+            want_remoteness: false,
         }]))
         .await
         .expect("Solve is accepted")
@@ -252,7 +253,10 @@ async fn solve_leftmost(
         })
         .collect();
     let mut stream = client
-        .solve(futures::stream::iter(vec![pb::SolveRequest { cases }]))
+        .solve(futures::stream::iter(vec![pb::SolveRequest {
+            cases,
+            ..Default::default()
+        }]))
         .await?
         .into_inner();
     Ok(stream.message().await?.expect("one response"))
@@ -288,6 +292,7 @@ async fn idle_play_sessions_do_not_starve_other_requests() {
             variant: pb::Variant::Leftmost as i32,
             strength: None,
             seed: 1,
+            want_remoteness: false,
         })
         .await;
     assert!(
@@ -502,6 +507,7 @@ async fn soak_client(addr: String, seed: u64, stop: Arc<AtomicBool>, counts: Sha
                     variant: pb::Variant::TwoEnds as i32,
                     strength: None,
                     seed: 1,
+                    want_remoteness: false,
                 });
                 if abandon {
                     request.set_timeout(Duration::from_millis(1));
@@ -564,7 +570,10 @@ async fn soak_solve(
         .enumerate()
         .map(|(i, r)| common::case(i.to_string(), r.clone(), pb::Variant::TwoEnds))
         .collect();
-    let mut request = tonic::Request::new(futures::stream::iter(vec![pb::SolveRequest { cases }]));
+    let mut request = tonic::Request::new(futures::stream::iter(vec![pb::SolveRequest {
+        cases,
+        ..Default::default()
+    }]));
     if abandon {
         request.set_timeout(Duration::from_millis(1));
     }
@@ -642,6 +651,7 @@ async fn soak_play(
                         side: pb::Side::Left as i32,
                         take: 1,
                         remaining: 0,
+                        remoteness_after: None,
                     }),
                 })),
             })

@@ -147,7 +147,10 @@ async fn solve_raw(
     let mut raw = common::client(server).await;
     let batches: Vec<pb::SolveRequest> = cases
         .chunks(50)
-        .map(|c| pb::SolveRequest { cases: c.to_vec() })
+        .map(|c| pb::SolveRequest {
+            cases: c.to_vec(),
+            want_remoteness: false,
+        })
         .collect();
     let mut stream = raw
         .solve(futures::stream::iter(batches))

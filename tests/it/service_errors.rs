@@ -24,7 +24,10 @@ use common::{case, valid};
 const TWO: pb::Variant = pb::Variant::TwoEnds;
 
 fn solve_req(cases: Vec<pb::Case>) -> pb::SolveRequest {
-    pb::SolveRequest { cases }
+    pb::SolveRequest {
+        cases,
+        ..Default::default()
+    }
 }
 
 /// One Solve request on its own stream; the first response or the status.
@@ -48,6 +51,7 @@ fn suggest_req(piles: Vec<u64>, strength: Option<f64>) -> pb::SuggestMoveRequest
         variant: TWO as i32,
         strength,
         seed: 0,
+        want_remoteness: false,
     }
 }
 

@@ -199,7 +199,10 @@ async fn assert_serves(addr: &str) {
         .map(|(i, r)| common::case(i.to_string(), r.clone(), pb::Variant::TwoEnds))
         .collect();
     let mut responses = client
-        .solve(futures::stream::iter(vec![pb::SolveRequest { cases }]))
+        .solve(futures::stream::iter(vec![pb::SolveRequest {
+            cases,
+            ..Default::default()
+        }]))
         .await
         .expect("Solve is accepted")
         .into_inner();
@@ -1009,7 +1012,13 @@ async fn a_solve_stream_that_sends_forever_is_held_back() {
             common::case(i.to_string(), row, pb::Variant::TwoEnds)
         })
         .collect();
-    let msg = Bytes::from(raw::grpc(&pb::SolveRequest { cases }.encode_to_vec()));
+    let msg = Bytes::from(raw::grpc(
+        &pb::SolveRequest {
+            cases,
+            ..Default::default()
+        }
+        .encode_to_vec(),
+    ));
     // Up to 1 GiB, sending only what the server's windows let through; two
     // seconds without a window update ends the attack.
     let budget = 1usize << 30;
@@ -1865,6 +1874,7 @@ async fn messages_are_bounded_by_their_method_and_reserved_before_they_are_held(
                 vec![1; 16_700_000],
                 pb::Variant::TwoEnds,
             )],
+            ..Default::default()
         }
         .encode_to_vec(),
     );

@@ -99,6 +99,7 @@ fn suggest(piles: Vec<u64>, variant: pb::Variant, strength: Option<f64>) -> pb::
         variant: variant as i32,
         strength,
         seed: 0,
+        want_remoteness: false,
     }
 }
 
@@ -161,7 +162,12 @@ async fn every_counter_moves_by_exactly_the_traffic() {
     assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
     assert!(s.message().contains("too many concurrent RPCs"), "{s:?}");
     for batch in batches {
-        tx.send(pb::SolveRequest { cases: batch }).await.unwrap();
+        tx.send(pb::SolveRequest {
+            cases: batch,
+            want_remoteness: false,
+        })
+        .await
+        .unwrap();
         let r = responses.message().await.unwrap().expect("a response");
         assert_eq!(r.results.len(), 2);
     }
@@ -671,6 +677,7 @@ async fn old_connections_are_closed_gracefully_and_the_client_reconnects() {
         if batches < 10 && started.elapsed() >= age / 5 * batches {
             tx.send(pb::SolveRequest {
                 cases: vec![case("x", vec![3, 1, 9, 4], TWO)],
+                want_remoteness: false,
             })
             .await
             .unwrap();
@@ -747,6 +754,7 @@ async fn a_grace_cuts_the_streams_that_outlive_it() {
         );
         let batch = pb::SolveRequest {
             cases: vec![case("x", vec![3, 1, 9, 4], TWO)],
+            want_remoteness: false,
         };
         if tx.send(batch).await.is_err() {
             break started.elapsed();

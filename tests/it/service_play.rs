@@ -70,6 +70,7 @@ impl Stream {
                 side: side as i32,
                 take,
                 remaining: 0,
+                remoteness_after: None,
             }),
         }))
         .await;
@@ -197,7 +198,7 @@ async fn small_rows_match_the_exhaustive_solver() {
                     break;
                 }
                 let next = s.state().await;
-                let last = next.last_move.expect("a last move");
+                let last = next.last_move.clone().expect("a last move");
                 let m = mv(last.r#move.as_ref().unwrap());
                 if truth.wins(&before) {
                     assert!(
@@ -255,7 +256,7 @@ async fn small_rows_match_the_exhaustive_solver() {
                 let m = moves[rng.random_range(0..moves.len())];
                 s.submit(state.ply, pb::Side::from(m.side), m.take).await;
                 state = s.state().await;
-                let last = state.last_move.unwrap();
+                let last = state.last_move.clone().unwrap();
                 assert_eq!(mv(last.r#move.as_ref().unwrap()), m);
                 let blunder = truth.wins(&now) && truth.wins(&after(&now, m));
                 assert_eq!(last.blunder, blunder, "{row:?} at {now:?}: {m:?}");
@@ -1212,6 +1213,7 @@ fn submit(ply: u64, side: Side, take: u64) -> pb::SubmitMove {
             side: pb::Side::from(side) as i32,
             take,
             remaining: 0,
+            remoteness_after: None,
         }),
     }
 }
@@ -1435,7 +1437,7 @@ async fn play_step_turns_resign_replay_and_refuse() {
     );
     // A move, then the same token again: a take-back gives the same reply.
     let good = pb::turn::Action::Move(submit(0, Side::Right, 5));
-    let once = step(&mut client, turn(&row, &first.state_token, good))
+    let once = step(&mut client, turn(&row, &first.state_token, good.clone()))
         .await
         .unwrap();
     let again = step(&mut client, turn(&row, &first.state_token, good))
@@ -1471,7 +1473,9 @@ async fn play_step_turns_resign_replay_and_refuse() {
     let mut forged = first.state_token.clone();
     forged[5] ^= 1;
     let m = pb::turn::Action::Move(submit(0, Side::Left, 1));
-    let status = step(&mut client, turn(&row, &forged, m)).await.unwrap_err();
+    let status = step(&mut client, turn(&row, &forged, m.clone()))
+        .await
+        .unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument);
     assert!(status.message().contains("signature"), "{status:?}");
     let status = step(&mut client, turn(&[3, 1, 4, 1, 6], &first.state_token, m))

@@ -80,6 +80,7 @@ async fn in_flight_streams_finish_during_the_grace_period() {
         .into_inner();
     tx.send(pb::SolveRequest {
         cases: vec![case("a", vec![1, 1, 2, 2], pb::Variant::TwoEnds)],
+        want_remoteness: false,
     })
     .await
     .unwrap();
@@ -105,6 +106,7 @@ async fn in_flight_streams_finish_during_the_grace_period() {
     // The open stream still works and the server waits for it.
     tx.send(pb::SolveRequest {
         cases: vec![case("b", vec![5, 3], pb::Variant::TwoEnds)],
+        want_remoteness: false,
     })
     .await
     .unwrap();
@@ -130,6 +132,7 @@ async fn work_still_running_when_the_grace_ends_is_cancelled() {
     let (tx, rx) = mpsc::channel(1);
     tx.send(pb::SolveRequest {
         cases: vec![case("huge", row, pb::Variant::TwoEnds)],
+        want_remoteness: false,
     })
     .await
     .unwrap();

@@ -100,6 +100,7 @@ fn suggest_request(piles: &[u64]) -> pb::SuggestMoveRequest {
         variant: pb::Variant::TwoEnds as i32,
         strength: Some(0.5),
         seed: 9,
+        ..Default::default()
     }
 }
 
@@ -435,6 +436,57 @@ async fn connect_json_for_curl() {
         requests(&server, "SuggestMove", "INVALID_ARGUMENT", "connect"),
         1,
         "the JSON errors never reach the service; the empty row does"
+    );
+}
+
+/// The remoteness over Connect JSON: a `Remoteness` object whose `plies`
+/// is a decimal string, exact past 2^64 − 1; move ranges in lowerCamelCase.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_json_shows_the_remoteness() {
+    let server = common::server(|_| {}).await;
+    let (status, _, got) = json(&server, r#"{"piles": [1, 2], "wantRemoteness": true}"#, &[]).await;
+    assert_eq!(status, 200, "{got}");
+    assert_eq!(
+        got,
+        serde_json::json!({
+            "moverWins": true,
+            "chosen": {"side": "SIDE_RIGHT", "take": "1", "remaining": "1",
+                       "remotenessAfter": {"plies": "2"}},
+            "winningMoves": [{"side": "SIDE_RIGHT", "take": "1", "remaining": "1",
+                              "remotenessAfter": {"plies": "2"}}],
+            "explanation": got["explanation"].clone(),
+            "remoteness": {"plies": "3"},
+            "moveRanges": [
+                {"side": "SIDE_RIGHT", "leftMin": "1", "leftMax": "1", "moverWins": true,
+                 "remotenessAtMin": {"plies": "2"}},
+                // Proto3 JSON leaves out the zeros: leftMin, leftMax, moverWins
+                // false, slope. Losing ranges, longest resistance first, left
+                // before right on a tie.
+                {"side": "SIDE_LEFT", "remotenessAtMin": {"plies": "1"}},
+                {"side": "SIDE_RIGHT", "remotenessAtMin": {"plies": "1"}},
+            ],
+        }),
+        "{got}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_json_remoteness_past_u64() {
+    let server = common::server(|_| {}).await;
+    let a = stonegame::core::MAX_PILE;
+    let row = [a, a - 1, a - 2, a - 3, a - 4, a];
+    let want = stonegame::core::remoteness::remoteness(
+        &common::valid(&row),
+        stonegame::core::Variant::TwoEnds,
+    );
+    assert!(want > u128::from(u64::MAX));
+    let body = serde_json::json!({"piles": row.map(|p| p.to_string()), "wantRemoteness": true});
+    let (status, _, got) = json(&server, &body.to_string(), &[]).await;
+    assert_eq!(status, 200, "{got}");
+    assert_eq!(got["remoteness"]["plies"], want.to_string(), "{got}");
+    assert!(
+        got["moveRanges"].as_array().is_some_and(|r| !r.is_empty()),
+        "{got}"
     );
 }
 

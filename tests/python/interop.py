@@ -6,7 +6,9 @@ Generates the Python stubs from our .proto with grpcio-tools into OUT_DIR,
 then against 127.0.0.1:PORT: runs Solve (several batches on one stream, the
 same rows as `piles` and as `piles_le`, invalid cases among valid ones) and
 SuggestMove and checks the answers against an independent O(n^2)
-implementation of docs/game.md §1 written here; checks
+implementation of docs/game.md §1 written here, and the remoteness
+(want_remoteness) of two-pile rows against docs/game.md §5's formula and
+of a row whose remoteness passes 2^64 - 1; checks
 grpc.health.v1 (grpcio-health-checking); lists stonegame.v1.StoneGame
 through server reflection (grpcio-reflection) and fetches its file; plays
 whole games on the Play stream (a bidirectional stream fed from a queue):
@@ -287,6 +289,26 @@ def main():
         got = [(side_names[m.side], m.remaining) for m in r.winning_moves]
         check(got == want, "winning moves of %s: %s vs %s" % (row, got, want))
         check(r.mover_wins == bool(want), "mover_wins of %s" % row)
+    # The remoteness (docs/game.md §5), a decimal string of plies: two
+    # piles last 2a plies when equal, else 1 + 2 min(a, b); the chosen
+    # (optimal) move leaves one ply less.
+    for a, b in [(1, 2), (5, 5), (7, 3), (2**63 - 1, 2**63 - 1)]:
+        req = pb.SuggestMoveRequest(piles=[a, b], want_remoteness=True)
+        r = stub.SuggestMove(req, timeout=30)
+        want = 2 * a if a == b else 1 + 2 * min(a, b)
+        check(int(r.remoteness.plies) == want, "remoteness of %d %d: %s" % (a, b, r.remoteness))
+        after = int(r.chosen.remoteness_after.plies)
+        check(after == want - 1, "remoteness after %s: %d" % (r.chosen, after))
+        check(len(r.move_ranges) > 0 and r.move_ranges[0].mover_wins == r.mover_wins,
+              "move ranges of %d %d: %s" % (a, b, r.move_ranges))
+    # Past 2^64 - 1, exactly (the value the Rust core gives; its parity is
+    # the verdict).
+    big = 2**63 - 1
+    row = [big, big - 1, big - 2, big - 3, big - 4, big]
+    r = stub.SuggestMove(pb.SuggestMoveRequest(piles=row, want_remoteness=True), timeout=30)
+    plies = int(r.remoteness.plies)
+    check(plies == 18446744073709551620 and plies > 2**64 - 1, "big remoteness: %d" % plies)
+    check((plies % 2 == 1) == r.mover_wins, "big remoteness parity")
     try:
         stub.SuggestMove(pb.SuggestMoveRequest(piles=[]), timeout=30)
         check(False, "an empty row must fail")

@@ -12,6 +12,7 @@
 //!   it leaves, as ranges on which that is linear, best first;
 //! * [`best_move`] — a fastest winning move, or in a lost position a
 //!   move that resists longest;
+//! * [`after_move`] — the remoteness one move leaves, from the ranges;
 //! * [`exhaustive`] — the game-tree truth for small rows.
 //!
 //! Two-ends rows use an interval DP that carries, for every segment of the
@@ -233,6 +234,17 @@ pub fn remoteness_cancellable(
 pub fn move_ranges(row: &ValidRow<'_>, variant: Variant) -> Vec<MoveRange> {
     let Ok(solved) = solve_with(row, variant, &Never);
     solved.ranges
+}
+
+/// The remoteness of the position a legal move `m` of a row of `n` piles
+/// leaves, from the row's move ranges (every legal move is in one); `None`
+/// if no range holds it (not a legal move of that row). The only pile of a
+/// row of one pile may be named by either side.
+pub fn after_move(ranges: &[MoveRange], n: usize, m: &Move) -> Option<u128> {
+    ranges
+        .iter()
+        .find(|r| (n == 1 || r.side == m.side) && (r.left_min..=r.left_max).contains(&m.remaining))
+        .map(|r| r.remoteness_at(m.remaining))
 }
 
 /// A best move: in a won position a winning move leaving the smallest

@@ -200,6 +200,10 @@ pub struct Limits {
     pub max_batches_in_flight_per_stream: NonZeroUsize,
     /// Cell updates admitted at once, server-wide.
     pub max_cells_in_flight: NonZeroU64,
+    /// What the remoteness of a two-ends row costs in admission, as a
+    /// multiple of its verdict's cell updates (SuggestMove and Solve with
+    /// `want_remoteness`).
+    pub remoteness_cell_factor: NonZeroU64,
     /// Piles held by admitted requests, server-wide.
     pub max_piles_in_flight: NonZeroU64,
     /// Bytes requests may make the server hold, server-wide (the memory

@@ -19,6 +19,39 @@ pub fn cells_of(n: usize, two_ends: bool) -> u64 {
     }
 }
 
+/// Cost in cell updates of the remoteness of one valid row, on top of its
+/// verdict's: `factor` (`limits.remoteness_cell_factor`) times the
+/// verdict's cells for a two-ends row of n ≥ 2 piles (the DP costs about
+/// 300 ns a cell where the verdict's kernel costs about 0.1), n for the
+/// leftmost variant and a single pile (an O(n) pass).
+pub fn remoteness_cells_of(n: usize, two_ends: bool, factor: u64) -> u64 {
+    if two_ends && n >= 2 {
+        cells_of(n, true).saturating_mul(factor)
+    } else {
+        (n as u64).max(1)
+    }
+}
+
+/// The most piles of a two-ends row whose remoteness fits in a budget of
+/// `max_cells` cell updates alone (with its verdict) at `factor`.
+pub fn max_remoteness_piles(max_cells: u64, factor: u64) -> u64 {
+    let cost = |n: u64| {
+        let n = n as usize;
+        cells_of(n, true).saturating_add(remoteness_cells_of(n, true, factor))
+    };
+    // Binary search on the monotone cost: the largest n with cost ≤ max.
+    let (mut lo, mut hi) = (1u64, 1u64 << 32);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if cost(mid) <= max_cells {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 /// The unit of the cell-update budget (`Budget::cells`).
 pub const CELLS: &str = "cell updates";
 
@@ -53,4 +86,23 @@ pub enum AdmissionError {
         amount: u64,
         max: u64,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remoteness_costs_and_the_largest_row() {
+        assert_eq!(remoteness_cells_of(10, true, 3000), 45 * 3000);
+        assert_eq!(remoteness_cells_of(1, true, 3000), 1);
+        assert_eq!(remoteness_cells_of(10, false, 3000), 10);
+        // The defaults: 40e9 cells at 3,000 hold a row of 5,163 piles.
+        let n = max_remoteness_piles(40_000_000_000, 3000);
+        assert_eq!(n, 5163);
+        let cost = |n: usize| cells_of(n, true) + remoteness_cells_of(n, true, 3000);
+        assert!(cost(5163) <= 40_000_000_000 && cost(5164) > 40_000_000_000);
+        assert_eq!(max_remoteness_piles(0, 1), 1);
+        assert_eq!(max_remoteness_piles(u64::MAX, 1), 1 << 32);
+    }
 }

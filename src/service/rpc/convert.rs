@@ -46,6 +46,8 @@ pub struct SuggestMove {
     pub strength: f64,
     /// The seed of the bot's random moves.
     pub seed: u64,
+    /// Compute the remoteness too.
+    pub want_remoteness: bool,
 }
 
 impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
@@ -64,6 +66,7 @@ impl TryFrom<(pb::SuggestMoveRequest, &Limits)> for SuggestMove {
             variant,
             strength,
             seed: req.seed,
+            want_remoteness: req.want_remoteness,
         })
     }
 }

@@ -2,7 +2,8 @@
 //! [`check`], [`generate`], [`play`]), and the door they share: each
 //! request decoded and validated into the type its handler works on
 //! ([`convert`], [`validate`]), with typed errors mapped to
-//! `tonic::Status`.
+//! `tonic::Status`; [`remoteness`] is what SuggestMove and Solve share
+//! when a request asks for the remoteness.
 //!
 //! Handlers use [`super::state`] and below, never the edge above them.
 
@@ -10,6 +11,7 @@ pub mod check;
 pub mod convert;
 pub mod generate;
 pub mod play;
+pub mod remoteness;
 pub mod solve;
 pub mod suggest;
 pub mod tables;

@@ -8,6 +8,9 @@
 //! reading (HTTP/2 flow control). The response is a [`GuardedStream`]: the
 //! batches stop when the client goes away, the deadline passes or the
 //! server's grace ends.
+//!
+//! A batch with `want_remoteness` also gets each valid case's remoteness,
+//! and pays for it in admission ([`super::remoteness`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,9 +23,11 @@ use tonic::{Request, Response, Status, Streaming};
 use tracing::Instrument;
 
 use crate::core::moves::analyze_cancellable;
+use crate::core::remoteness::remoteness_with;
 
 use crate::service::metrics::BatchInFlight;
 use crate::service::pb;
+use crate::service::rpc::remoteness;
 use crate::service::rpc::validate::{CaseShape, check_batch};
 use crate::service::state::clients::ClientKey;
 use crate::service::state::limits::{GuardedStream, HeldMessages, Reservation, deadline};
@@ -135,21 +140,28 @@ async fn solve_request(
     // themselves are validated on the pool. Cases that will be answered
     // with an error cost no cells.
     let shapes: Vec<CaseShape> = request.cases.iter().map(CaseShape::of).collect();
+    let want = request.want_remoteness;
+    let factor = want.then(|| state.limits.remoteness_cell_factor.get());
     let piles: u64 = shapes.iter().map(|s| s.held_piles() as u64).sum();
-    let cells = shapes
-        .iter()
-        .fold(0u64, |cells, s| cells.saturating_add(s.cells(max_piles)));
+    let cells = shapes.iter().fold(0u64, |cells, s| {
+        cells.saturating_add(s.cells(max_piles, factor))
+    });
     let reservation = match reserved {
         // The message's memory, reserved as it arrived, becomes the
         // batch's: only what the batch needs beyond it is admitted.
         Some(reserved) => {
-            let [cells, mut memory] =
-                state.admit_work(cells, piles.saturating_sub(reserved.amount()))?;
+            let [cells, mut memory] = remoteness::admit(
+                state,
+                cells,
+                piles.saturating_sub(reserved.amount()),
+                want,
+                "this batch",
+            )?;
             memory.absorb(reserved);
             memory.resize(piles);
             [cells, memory]
         }
-        None => state.admit_work(cells, piles)?,
+        None => remoteness::admit(state, cells, piles, want, "this batch")?,
     };
     let metrics = Arc::clone(&state.metrics);
     let stream_cancel = cancel.clone();
@@ -181,11 +193,19 @@ async fn solve_request(
                     let analysis = metrics.count_case(variant, piles.len(), || {
                         analyze_cancellable(&piles, variant, &cancelled)
                     })?;
+                    let remoteness = if want {
+                        Some(pb::Remoteness::from(
+                            remoteness_with(&piles, variant, &cancelled).ok()?,
+                        ))
+                    } else {
+                        None
+                    };
                     Some(pb::CaseResult {
                         id,
                         first_player_wins: analysis.first_player_wins,
                         best_move: Some(analysis.best_move.into()),
                         error: None,
+                        remoteness,
                     })
                 })
                 .collect::<Option<Vec<_>>>()

@@ -6,6 +6,11 @@
 //! [`bot_move`](crate::core::bot_move)), otherwise a uniformly random legal
 //! move. The randomness is a `ChaCha8Rng` seeded from the request's `seed`,
 //! so the same request gives the same move.
+//!
+//! With `want_remoteness` the response also carries the remoteness of the
+//! position, after each move it lists and every move as ranges
+//! ([`super::remoteness`]: its cost in admission), computed on the pool
+//! with the request's cancellation.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,13 +20,14 @@ use rand_chacha::ChaCha8Rng;
 use tonic::{Request, Response, Status};
 
 use crate::core::moves::{analyze_cancellable, random_end_move};
+use crate::core::remoteness::{Solved, solve_with};
 use crate::core::{Analysis, Move, Variant};
 
 use crate::service::pb;
 use crate::service::rpc::convert::SuggestMove;
+use crate::service::rpc::remoteness;
 use crate::service::state::State;
 use crate::service::state::clients::ClientKey;
-use crate::service::state::limits::cells_of;
 
 /// Answers one SuggestMove request.
 #[tracing::instrument(
@@ -38,9 +44,10 @@ pub async fn suggest_move(
     let started = Instant::now();
     let req = SuggestMove::try_from((request.into_inner(), &state.limits))?;
     let (variant, strength, row) = (req.variant, req.strength, req.row);
+    let want = req.want_remoteness;
     let n = row.len();
-    let cells = cells_of(n, variant == Variant::TwoEnds);
-    let reservation = state.admit_work(cells, n as u64)?;
+    let cells = remoteness::row_cells(state, n, variant, want);
+    let reservation = remoteness::admit(state, cells, n as u64, want, "this SuggestMove")?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the work on the pool.
     let cancel = state.rpc_token();
@@ -54,10 +61,15 @@ pub async fn suggest_move(
             let analysis = metrics.count_case(variant, row.len(), || {
                 analyze_cancellable(&row, variant, &cancelled)
             })?;
-            Some(respond(&row, variant, strength, seed, analysis))
+            let solved = if want {
+                Some(solve_with(&row, variant, &cancelled).ok()?)
+            } else {
+                None
+            };
+            Some(respond(&row, variant, strength, seed, analysis, solved))
         })
         .await?
-        .ok_or_else(|| Status::cancelled("the request was cancelled"))?;
+        .ok_or_else(|| Status::cancelled("the request was cancelled"))??;
     // Debug, not info: at tens of thousands of calls per second an info
     // line per call would cost more than the call.
     tracing::debug!(
@@ -70,14 +82,17 @@ pub async fn suggest_move(
     Ok(Response::new(response))
 }
 
-/// Picks the bot's move and explains it.
+/// Picks the bot's move and explains it; with `solved` (the row's
+/// remoteness and move ranges), adds them and the remoteness after each
+/// move listed.
 pub fn respond(
     piles: &[u64],
     variant: Variant,
     strength: f64,
     seed: u64,
     analysis: Analysis,
-) -> pb::SuggestMoveResponse {
+    solved: Option<Solved>,
+) -> Result<pb::SuggestMoveResponse, Status> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
     let (chosen, explanation) = if optimal {
@@ -97,12 +112,33 @@ pub fn respond(
             format!("random move (strength {strength}, seed {seed}): {m}"),
         )
     };
-    pb::SuggestMoveResponse {
+    let Some(solved) = solved else {
+        return Ok(pb::SuggestMoveResponse {
+            mover_wins: analysis.first_player_wins,
+            chosen: Some(chosen.into()),
+            winning_moves: analysis.winning_moves.into_iter().map(Into::into).collect(),
+            explanation,
+            ..Default::default()
+        });
+    };
+    let n = piles.len();
+    let with_after = |m| remoteness::move_with_after(&solved.ranges, n, m);
+    Ok(pb::SuggestMoveResponse {
         mover_wins: analysis.first_player_wins,
-        chosen: Some(chosen.into()),
-        winning_moves: analysis.winning_moves.into_iter().map(Into::into).collect(),
+        chosen: Some(with_after(chosen)?),
+        winning_moves: analysis
+            .winning_moves
+            .into_iter()
+            .map(with_after)
+            .collect::<Result<_, _>>()?,
         explanation,
-    }
+        remoteness: Some(solved.remoteness.into()),
+        move_ranges: solved
+            .ranges
+            .into_iter()
+            .map(remoteness::range_to_wire)
+            .collect::<Result<_, _>>()?,
+    })
 }
 
 /// A uniformly random legal move of a non-empty row, without listing them

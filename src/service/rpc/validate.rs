@@ -15,6 +15,7 @@ use crate::core::{RowError, ValidRow, Variant, named_enum};
 use crate::wire::convert::variant_from_wire;
 use crate::wire::{LeWidth, WireError, piles_from_le};
 
+use crate::service::metrics::units::remoteness_cells_of;
 use crate::service::pb::{self, CaseErrorCode};
 use crate::service::state::limits::cells_of;
 
@@ -248,11 +249,18 @@ impl CaseShape {
 
     /// The cell updates solving it costs: 0 for a case that will be
     /// answered with an error instead (a bad header, an empty row, more than
-    /// `max_piles` piles).
-    pub fn cells(&self, max_piles: usize) -> u64 {
+    /// `max_piles` piles); with `remoteness_factor`
+    /// (`limits.remoteness_cell_factor`, when the batch wants the
+    /// remoteness), its remoteness's too.
+    pub fn cells(&self, max_piles: usize, remoteness_factor: Option<u64>) -> u64 {
         match (self.variant, self.layout) {
             (Ok(variant), Ok(_)) if (1..=max_piles).contains(&self.held) => {
-                cells_of(self.held, variant == Variant::TwoEnds)
+                let two_ends = variant == Variant::TwoEnds;
+                let verdict = cells_of(self.held, two_ends);
+                match remoteness_factor {
+                    Some(f) => verdict.saturating_add(remoteness_cells_of(self.held, two_ends, f)),
+                    None => verdict,
+                }
             }
             _ => 0,
         }

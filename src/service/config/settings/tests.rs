@@ -390,6 +390,7 @@ fn zero_limits_are_errors() {
         "max_concurrent_rpcs",
         "max_batches_in_flight_per_stream",
         "max_cells_in_flight",
+        "remoteness_cell_factor",
         "max_piles_in_flight",
         "max_table_piles",
         "max_chunk_rows",

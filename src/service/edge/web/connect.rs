@@ -592,14 +592,38 @@ mod tests {
                 side: pb::Side::Left as i32,
                 take: 3,
                 remaining: 0,
+                remoteness_after: None,
             }),
             winning_moves: vec![],
             explanation: String::new(),
+            ..Default::default()
         })
         .expect("JSON");
         assert_eq!(
             out,
             r#"{"moverWins":true,"chosen":{"side":"SIDE_LEFT","take":"3"}}"#
+        );
+        // A remoteness is a decimal string of plies, exact past 2^64 − 1;
+        // a slope a number (sint64: a string).
+        let out = serde_json::to_string(&pb::SuggestMoveResponse {
+            remoteness: Some(pb::Remoteness::from(u128::from(u64::MAX) + 2)),
+            move_ranges: vec![pb::MoveRange {
+                side: pb::Side::Right as i32,
+                left_min: 1,
+                left_max: 5,
+                mover_wins: false,
+                remoteness_at_min: Some(pb::Remoteness::from(3)),
+                slope: 2,
+            }],
+            ..Default::default()
+        })
+        .expect("JSON");
+        assert_eq!(
+            out,
+            concat!(
+                r#"{"remoteness":{"plies":"18446744073709551617"},"moveRanges":[{"side":"SIDE_RIGHT","#,
+                r#""leftMin":"1","leftMax":"5","remotenessAtMin":{"plies":"3"},"slope":"2"}]}"#
+            )
         );
         let e = serde_json::from_str::<pb::SuggestMoveRequest>("{\"piles\": [1,\n \"x\"]}")
             .expect_err("not a number");

@@ -108,8 +108,8 @@ fn every_width_gives_the_same_row_and_errors_name_the_pile() {
         assert!(e.message.contains("11 piles"), "{}", e.message);
         let shape = CaseShape::of(&case_le_width(&[1; 11], width));
         assert_eq!(shape.held_piles(), 11);
-        assert_eq!(shape.cells(10), 0);
-        assert_eq!(shape.cells(11), 55);
+        assert_eq!(shape.cells(10, None), 0);
+        assert_eq!(shape.cells(11, None), 55);
     }
     // The largest pile of 4-byte words, and one of 8-byte words beyond
     // the limit of 2^63 - 1.
@@ -224,16 +224,27 @@ fn both_fields_and_bad_lengths_are_case_errors() {
 #[test]
 fn shapes_price_what_will_be_solved() {
     // Two-ends n(n-1)/2, leftmost n.
-    assert_eq!(CaseShape::of(&case(vec![1; 10], 0)).cells(100), 45);
-    assert_eq!(CaseShape::of(&case(vec![1; 10], 2)).cells(100), 10);
+    assert_eq!(CaseShape::of(&case(vec![1; 10], 0)).cells(100, None), 45);
+    assert_eq!(CaseShape::of(&case(vec![1; 10], 2)).cells(100, None), 10);
+    // The remoteness: the factor times the verdict's for two ends, n more
+    // for the leftmost variant.
+    assert_eq!(
+        CaseShape::of(&case(vec![1; 10], 0)).cells(100, Some(3000)),
+        45 + 45 * 3000
+    );
+    assert_eq!(
+        CaseShape::of(&case(vec![1; 10], 2)).cells(100, Some(3000)),
+        20
+    );
+    assert_eq!(CaseShape::of(&case(vec![], 0)).cells(100, Some(3000)), 0);
     // Answered with an error: no cells, but its piles are held.
     let unknown = CaseShape::of(&case(vec![1; 10], 7));
-    assert_eq!((unknown.cells(100), unknown.held_piles()), (0, 10));
+    assert_eq!((unknown.cells(100, None), unknown.held_piles()), (0, 10));
     let mut both = case_le(&[1; 4]);
     both.piles = vec![1; 6];
     let both = CaseShape::of(&both);
-    assert_eq!((both.cells(100), both.held_piles()), (0, 10));
+    assert_eq!((both.cells(100, None), both.held_piles()), (0, 10));
     let long = CaseShape::of(&case(vec![1; 101], 0));
-    assert_eq!((long.cells(100), long.held_piles()), (0, 101));
-    assert_eq!(CaseShape::of(&case(vec![], 0)).cells(100), 0);
+    assert_eq!((long.cells(100, None), long.held_piles()), (0, 101));
+    assert_eq!(CaseShape::of(&case(vec![], 0)).cells(100, None), 0);
 }

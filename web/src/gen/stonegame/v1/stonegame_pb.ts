@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stonegame/v1/stonegame.proto.
  */
 export const file_stonegame_v1_stonegame: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdG9uZWdhbWUvdjEvc3RvbmVnYW1lLnByb3RvEgxzdG9uZWdhbWUudjEiSQoETW92ZRIgCgRzaWRlGAEgASgOMhIuc3RvbmVnYW1lLnYxLlNpZGUSDAoEdGFrZRgCIAEoBBIRCglyZW1haW5pbmcYAyABKAQicwoEQ2FzZRIKCgJpZBgBIAEoCRINCgVwaWxlcxgCIAMoBBImCgd2YXJpYW50GAMgASgOMhUuc3RvbmVnYW1lLnYxLlZhcmlhbnQSEAoIcGlsZXNfbGUYBCABKAwSFgoOcGlsZXNfbGVfd2lkdGgYBSABKA0iMQoMU29sdmVSZXF1ZXN0EiEKBWNhc2VzGAEgAygLMhIuc3RvbmVnYW1lLnYxLkNhc2UiagoJQ2FzZUVycm9yEikKBGNvZGUYASABKA4yGy5zdG9uZWdhbWUudjEuQ2FzZUVycm9yQ29kZRIPCgdtZXNzYWdlGAIgASgJEg0KBWZpZWxkGAMgASgJEhIKCnBpbGVfaW5kZXgYBCABKAQiggEKCkNhc2VSZXN1bHQSCgoCaWQYASABKAkSGQoRZmlyc3RfcGxheWVyX3dpbnMYAiABKAgSJQoJYmVzdF9tb3ZlGAMgASgLMhIuc3RvbmVnYW1lLnYxLk1vdmUSJgoFZXJyb3IYBCABKAsyFy5zdG9uZWdhbWUudjEuQ2FzZUVycm9yIjoKDVNvbHZlUmVzcG9uc2USKQoHcmVzdWx0cxgBIAMoCzIYLnN0b25lZ2FtZS52MS5DYXNlUmVzdWx0IjUKEEdldFRhYmxlc1JlcXVlc3QSDQoFcGlsZXMYASADKAQSEgoKY2h1bmtfcm93cxgCIAEoDSJ4CgtUYWJsZXNDaHVuaxIJCgFuGAEgASgNEhEKCWZpcnN0X3JvdxgCIAEoDRIRCglyb3dfY291bnQYAyABKA0SEgoKbGVmdF9jb2RlcxgEIAEoDBITCgtyaWdodF9jb2RlcxgFIAEoDBIPCgdlbnRyaWVzGAYgASgEIn0KElN1Z2dlc3RNb3ZlUmVxdWVzdBINCgVwaWxlcxgBIAMoBBImCgd2YXJpYW50GAIgASgOMhUuc3RvbmVnYW1lLnYxLlZhcmlhbnQSFQoIc3RyZW5ndGgYAyABKAFIAIgBARIMCgRzZWVkGAQgASgEQgsKCV9zdHJlbmd0aCKNAQoTU3VnZ2VzdE1vdmVSZXNwb25zZRISCgptb3Zlcl93aW5zGAEgASgIEiIKBmNob3NlbhgCIAEoCzISLnN0b25lZ2FtZS52MS5Nb3ZlEikKDXdpbm5pbmdfbW92ZXMYAyADKAsyEi5zdG9uZWdhbWUudjEuTW92ZRITCgtleHBsYW5hdGlvbhgEIAEoCSJtCgxDaGVja1JlcXVlc3QSFQoLaW5wdXRfY2h1bmsYASABKAxIABIWCgxhbnN3ZXJfY2h1bmsYAiABKAxIABImCgd2YXJpYW50GAMgASgOMhUuc3RvbmVnYW1lLnYxLlZhcmlhbnRCBgoEcGFydCI3CghNaXNtYXRjaBIMCgRjYXNlGAEgASgEEhAKCGV4cGVjdGVkGAIgASgNEgsKA2dvdBgDIAEoDSK0AQoNQ2hlY2tSZXNwb25zZRImCgd2ZXJkaWN0GAEgASgOMhUuc3RvbmVnYW1lLnYxLlZlcmRpY3QSDwoHbWVzc2FnZRgCIAEoCRINCgVjYXNlcxgDIAEoBBITCgt3cm9uZ19jYXNlcxgEIAEoBBIzCg5maXJzdF9taXNtYXRjaBgFIAEoCzIWLnN0b25lZ2FtZS52MS5NaXNtYXRjaEgAiAEBQhEKD19maXJzdF9taXNtYXRjaCKEAQoPR2VuZXJhdGVSZXF1ZXN0Eg4KBmZhbWlseRgBIAEoCRINCgVjYXNlcxgCIAEoBBINCgVtYXhfbhgDIAEoBBINCgVtYXhfYRgEIAEoBBIMCgRzZWVkGAUgASgEEiYKB3ZhcmlhbnQYBiABKA4yFS5zdG9uZWdhbWUudjEuVmFyaWFudCI6Cg1HZW5lcmF0ZUNodW5rEhMKC2lucHV0X2NodW5rGAEgASgMEhQKDGFuc3dlcl9jaHVuaxgCIAEoDCK/AQoLUGxheVJlcXVlc3QSKAoFc3RhcnQYASABKAsyFy5zdG9uZWdhbWUudjEuU3RhcnRHYW1lSAASKAoEbW92ZRgCIAEoCzIYLnN0b25lZ2FtZS52MS5TdWJtaXRNb3ZlSAASJgoGcmVzaWduGAMgASgLMhQuc3RvbmVnYW1lLnYxLlJlc2lnbkgAEioKBnJlc3VtZRgEIAEoCzIYLnN0b25lZ2FtZS52MS5SZXN1bWVHYW1lSABCCAoGYWN0aW9uIvIBCglTdGFydEdhbWUSDQoFcGlsZXMYASADKAQSEAoIcGlsZXNfbGUYAiABKAwSFgoOcGlsZXNfbGVfd2lkdGgYAyABKA0SJgoHdmFyaWFudBgEIAEoDjIVLnN0b25lZ2FtZS52MS5WYXJpYW50EicKC2NsaWVudF9zZWF0GAUgASgOMhIuc3RvbmVnYW1lLnYxLlNlYXQSFQoIc3RyZW5ndGgYBiABKAFIAIgBARIMCgRzZWVkGAcgASgEEhcKD21vdmVfdGltZW91dF9tcxgIIAEoDRIQCghhbmFseXNpcxgJIAEoCEILCglfc3RyZW5ndGgiOwoKU3VibWl0TW92ZRILCgNwbHkYASABKAQSIAoEbW92ZRgCIAEoCzISLnN0b25lZ2FtZS52MS5Nb3ZlIggKBlJlc2lnbiJaCgpSZXN1bWVHYW1lEhMKC3N0YXRlX3Rva2VuGAEgASgMEg0KBXBpbGVzGAIgAygEEhAKCHBpbGVzX2xlGAMgASgMEhYKDnBpbGVzX2xlX3dpZHRoGAQgASgNImcKD1BsYXlTdGVwUmVxdWVzdBIoCgVzdGFydBgBIAEoCzIXLnN0b25lZ2FtZS52MS5TdGFydEdhbWVIABIiCgR0dXJuGAIgASgLMhIuc3RvbmVnYW1lLnYxLlR1cm5IAEIGCgRzdGVwItkBCgRUdXJuEhMKC3N0YXRlX3Rva2VuGAEgASgMEg0KBXBpbGVzGAIgAygEEhAKCHBpbGVzX2xlGAMgASgMEhYKDnBpbGVzX2xlX3dpZHRoGAQgASgNEigKBG1vdmUYBSABKAsyGC5zdG9uZWdhbWUudjEuU3VibWl0TW92ZUgAEiYKBnJlc2lnbhgGIAEoCzIULnN0b25lZ2FtZS52MS5SZXNpZ25IABInCgdwbGF5X29uGAcgASgLMhQuc3RvbmVnYW1lLnYxLlBsYXlPbkgAQggKBmFjdGlvbiIICgZQbGF5T24ilgEKCVBsYXlFdmVudBIoCgVzdGF0ZRgBIAEoCzIXLnN0b25lZ2FtZS52MS5HYW1lU3RhdGVIABIuCghyZWplY3RlZBgCIAEoCzIaLnN0b25lZ2FtZS52MS5Nb3ZlUmVqZWN0ZWRIABImCgRvdmVyGAMgASgLMhYuc3RvbmVnYW1lLnYxLkdhbWVPdmVySABCBwoFZXZlbnQijAIKCUdhbWVTdGF0ZRILCgNwbHkYASABKAQSIwoHdG9fbW92ZRgCIAEoDjISLnN0b25lZ2FtZS52MS5TZWF0EhIKCmZpcnN0X3BpbGUYAyABKAQSEQoJbGFzdF9waWxlGAQgASgEEhEKCWxlZnRfc2l6ZRgFIAEoBBISCgpyaWdodF9zaXplGAYgASgEEisKCWxhc3RfbW92ZRgHIAEoCzIYLnN0b25lZ2FtZS52MS5QbGF5ZWRNb3ZlEhIKCm1vdmVyX3dpbnMYCCABKAgSKQoNd2lubmluZ19tb3ZlcxgJIAMoCzISLnN0b25lZ2FtZS52MS5Nb3ZlEhMKC3N0YXRlX3Rva2VuGAogASgMIl8KClBsYXllZE1vdmUSHgoCYnkYASABKA4yEi5zdG9uZWdhbWUudjEuU2VhdBIgCgRtb3ZlGAIgASgLMhIuc3RvbmVnYW1lLnYxLk1vdmUSDwoHYmx1bmRlchgDIAEoCCJhCgxNb3ZlUmVqZWN0ZWQSKgoGcmVhc29uGAEgASgOMhouc3RvbmVnYW1lLnYxLlJlamVjdFJlYXNvbhIPCgdtZXNzYWdlGAIgASgJEhQKDGV4cGVjdGVkX3BseRgDIAEoBCJmCghHYW1lT3ZlchIiCgZ3aW5uZXIYASABKA4yEi5zdG9uZWdhbWUudjEuU2VhdBInCgZyZWFzb24YAiABKA4yFy5zdG9uZWdhbWUudjEuRW5kUmVhc29uEg0KBXBsaWVzGAMgASgEKk4KB1ZhcmlhbnQSFwoTVkFSSUFOVF9VTlNQRUNJRklFRBAAEhQKEFZBUklBTlRfVFdPX0VORFMQARIUChBWQVJJQU5UX0xFRlRNT1NUEAIqOwoEU2lkZRIUChBTSURFX1VOU1BFQ0lGSUVEEAASDQoJU0lERV9MRUZUEAESDgoKU0lERV9SSUdIVBACKsoCCg1DYXNlRXJyb3JDb2RlEh8KG0NBU0VfRVJST1JfQ09ERV9VTlNQRUNJRklFRBAAEh0KGUNBU0VfRVJST1JfQ09ERV9FTVBUWV9ST1cQARIiCh5DQVNFX0VSUk9SX0NPREVfVE9PX01BTllfUElMRVMQAhIdChlDQVNFX0VSUk9SX0NPREVfWkVST19QSUxFEAMSIgoeQ0FTRV9FUlJPUl9DT0RFX1BJTEVfVE9PX0xBUkdFEAQSIwofQ0FTRV9FUlJPUl9DT0RFX1VOS05PV05fVkFSSUFOVBAFEiQKIENBU0VfRVJST1JfQ09ERV9CT1RIX1BJTEVfRklFTERTEAYSIwofQ0FTRV9FUlJPUl9DT0RFX1BJTEVTX0xFX0xFTkdUSBAHEiIKHkNBU0VfRVJST1JfQ09ERV9QSUxFU19MRV9XSURUSBAIKo0BCgdWZXJkaWN0EhcKE1ZFUkRJQ1RfVU5TUEVDSUZJRUQQABIUChBWRVJESUNUX0FDQ0VQVEVEEAESGAoUVkVSRElDVF9XUk9OR19BTlNXRVIQAhIeChpWRVJESUNUX1BSRVNFTlRBVElPTl9FUlJPUhADEhkKFVZFUkRJQ1RfSlVER0VfRkFJTFVSRRAEKlsKBFNlYXQSFAoQU0VBVF9VTlNQRUNJRklFRBAAEg4KClNFQVRfRklSU1QQARIPCgtTRUFUX1NFQ09ORBACEg0KCVNFQVRfQk9USBADEg0KCVNFQVRfTk9ORRAEKskBCgxSZWplY3RSZWFzb24SHQoZUkVKRUNUX1JFQVNPTl9VTlNQRUNJRklFRBAAEh8KG1JFSkVDVF9SRUFTT05fTk9UX1lPVVJfVFVSThABEhsKF1JFSkVDVF9SRUFTT05fU1RBTEVfUExZEAISHgoaUkVKRUNUX1JFQVNPTl9JTlZBTElEX1NJREUQAxIbChdSRUpFQ1RfUkVBU09OX1RBS0VfWkVSTxAEEh8KG1JFSkVDVF9SRUFTT05fVEFLRV9UT09fTUFOWRAFKpgBCglFbmRSZWFzb24SGgoWRU5EX1JFQVNPTl9VTlNQRUNJRklFRBAAEhcKE0VORF9SRUFTT05fTk9fTU9WRVMQARIXChNFTkRfUkVBU09OX1JFU0lHTkVEEAISFgoSRU5EX1JFQVNPTl9USU1FT1VUEAMSJQohRU5EX1JFQVNPTl9UT09fTUFOWV9JTExFR0FMX01PVkVTEAQygwQKCVN0b25lR2FtZRJECgVTb2x2ZRIaLnN0b25lZ2FtZS52MS5Tb2x2ZVJlcXVlc3QaGy5zdG9uZWdhbWUudjEuU29sdmVSZXNwb25zZSgBMAESSAoJR2V0VGFibGVzEh4uc3RvbmVnYW1lLnYxLkdldFRhYmxlc1JlcXVlc3QaGS5zdG9uZWdhbWUudjEuVGFibGVzQ2h1bmswARJSCgtTdWdnZXN0TW92ZRIgLnN0b25lZ2FtZS52MS5TdWdnZXN0TW92ZVJlcXVlc3QaIS5zdG9uZWdhbWUudjEuU3VnZ2VzdE1vdmVSZXNwb25zZRJCCgVDaGVjaxIaLnN0b25lZ2FtZS52MS5DaGVja1JlcXVlc3QaGy5zdG9uZWdhbWUudjEuQ2hlY2tSZXNwb25zZSgBEkgKCEdlbmVyYXRlEh0uc3RvbmVnYW1lLnYxLkdlbmVyYXRlUmVxdWVzdBobLnN0b25lZ2FtZS52MS5HZW5lcmF0ZUNodW5rMAESPgoEUGxheRIZLnN0b25lZ2FtZS52MS5QbGF5UmVxdWVzdBoXLnN0b25lZ2FtZS52MS5QbGF5RXZlbnQoATABEkQKCFBsYXlTdGVwEh0uc3RvbmVnYW1lLnYxLlBsYXlTdGVwUmVxdWVzdBoXLnN0b25lZ2FtZS52MS5QbGF5RXZlbnQwAWIGcHJvdG8z");
+  fileDesc("ChxzdG9uZWdhbWUvdjEvc3RvbmVnYW1lLnByb3RvEgxzdG9uZWdhbWUudjEifQoETW92ZRIgCgRzaWRlGAEgASgOMhIuc3RvbmVnYW1lLnYxLlNpZGUSDAoEdGFrZRgCIAEoBBIRCglyZW1haW5pbmcYAyABKAQSMgoQcmVtb3RlbmVzc19hZnRlchgEIAEoCzIYLnN0b25lZ2FtZS52MS5SZW1vdGVuZXNzIhsKClJlbW90ZW5lc3MSDQoFcGxpZXMYASABKAkiqQEKCU1vdmVSYW5nZRIgCgRzaWRlGAEgASgOMhIuc3RvbmVnYW1lLnYxLlNpZGUSEAoIbGVmdF9taW4YAiABKAQSEAoIbGVmdF9tYXgYAyABKAQSEgoKbW92ZXJfd2lucxgEIAEoCBIzChFyZW1vdGVuZXNzX2F0X21pbhgFIAEoCzIYLnN0b25lZ2FtZS52MS5SZW1vdGVuZXNzEg0KBXNsb3BlGAYgASgSInMKBENhc2USCgoCaWQYASABKAkSDQoFcGlsZXMYAiADKAQSJgoHdmFyaWFudBgDIAEoDjIVLnN0b25lZ2FtZS52MS5WYXJpYW50EhAKCHBpbGVzX2xlGAQgASgMEhYKDnBpbGVzX2xlX3dpZHRoGAUgASgNIkoKDFNvbHZlUmVxdWVzdBIhCgVjYXNlcxgBIAMoCzISLnN0b25lZ2FtZS52MS5DYXNlEhcKD3dhbnRfcmVtb3RlbmVzcxgCIAEoCCJqCglDYXNlRXJyb3ISKQoEY29kZRgBIAEoDjIbLnN0b25lZ2FtZS52MS5DYXNlRXJyb3JDb2RlEg8KB21lc3NhZ2UYAiABKAkSDQoFZmllbGQYAyABKAkSEgoKcGlsZV9pbmRleBgEIAEoBCKwAQoKQ2FzZVJlc3VsdBIKCgJpZBgBIAEoCRIZChFmaXJzdF9wbGF5ZXJfd2lucxgCIAEoCBIlCgliZXN0X21vdmUYAyABKAsyEi5zdG9uZWdhbWUudjEuTW92ZRImCgVlcnJvchgEIAEoCzIXLnN0b25lZ2FtZS52MS5DYXNlRXJyb3ISLAoKcmVtb3RlbmVzcxgFIAEoCzIYLnN0b25lZ2FtZS52MS5SZW1vdGVuZXNzIjoKDVNvbHZlUmVzcG9uc2USKQoHcmVzdWx0cxgBIAMoCzIYLnN0b25lZ2FtZS52MS5DYXNlUmVzdWx0IjUKEEdldFRhYmxlc1JlcXVlc3QSDQoFcGlsZXMYASADKAQSEgoKY2h1bmtfcm93cxgCIAEoDSJ4CgtUYWJsZXNDaHVuaxIJCgFuGAEgASgNEhEKCWZpcnN0X3JvdxgCIAEoDRIRCglyb3dfY291bnQYAyABKA0SEgoKbGVmdF9jb2RlcxgEIAEoDBITCgtyaWdodF9jb2RlcxgFIAEoDBIPCgdlbnRyaWVzGAYgASgEIpYBChJTdWdnZXN0TW92ZVJlcXVlc3QSDQoFcGlsZXMYASADKAQSJgoHdmFyaWFudBgCIAEoDjIVLnN0b25lZ2FtZS52MS5WYXJpYW50EhUKCHN0cmVuZ3RoGAMgASgBSACIAQESDAoEc2VlZBgEIAEoBBIXCg93YW50X3JlbW90ZW5lc3MYBSABKAhCCwoJX3N0cmVuZ3RoIukBChNTdWdnZXN0TW92ZVJlc3BvbnNlEhIKCm1vdmVyX3dpbnMYASABKAgSIgoGY2hvc2VuGAIgASgLMhIuc3RvbmVnYW1lLnYxLk1vdmUSKQoNd2lubmluZ19tb3ZlcxgDIAMoCzISLnN0b25lZ2FtZS52MS5Nb3ZlEhMKC2V4cGxhbmF0aW9uGAQgASgJEiwKCnJlbW90ZW5lc3MYBSABKAsyGC5zdG9uZWdhbWUudjEuUmVtb3RlbmVzcxIsCgttb3ZlX3JhbmdlcxgGIAMoCzIXLnN0b25lZ2FtZS52MS5Nb3ZlUmFuZ2UibQoMQ2hlY2tSZXF1ZXN0EhUKC2lucHV0X2NodW5rGAEgASgMSAASFgoMYW5zd2VyX2NodW5rGAIgASgMSAASJgoHdmFyaWFudBgDIAEoDjIVLnN0b25lZ2FtZS52MS5WYXJpYW50QgYKBHBhcnQiNwoITWlzbWF0Y2gSDAoEY2FzZRgBIAEoBBIQCghleHBlY3RlZBgCIAEoDRILCgNnb3QYAyABKA0itAEKDUNoZWNrUmVzcG9uc2USJgoHdmVyZGljdBgBIAEoDjIVLnN0b25lZ2FtZS52MS5WZXJkaWN0Eg8KB21lc3NhZ2UYAiABKAkSDQoFY2FzZXMYAyABKAQSEwoLd3JvbmdfY2FzZXMYBCABKAQSMwoOZmlyc3RfbWlzbWF0Y2gYBSABKAsyFi5zdG9uZWdhbWUudjEuTWlzbWF0Y2hIAIgBAUIRCg9fZmlyc3RfbWlzbWF0Y2gihAEKD0dlbmVyYXRlUmVxdWVzdBIOCgZmYW1pbHkYASABKAkSDQoFY2FzZXMYAiABKAQSDQoFbWF4X24YAyABKAQSDQoFbWF4X2EYBCABKAQSDAoEc2VlZBgFIAEoBBImCgd2YXJpYW50GAYgASgOMhUuc3RvbmVnYW1lLnYxLlZhcmlhbnQiOgoNR2VuZXJhdGVDaHVuaxITCgtpbnB1dF9jaHVuaxgBIAEoDBIUCgxhbnN3ZXJfY2h1bmsYAiABKAwivwEKC1BsYXlSZXF1ZXN0EigKBXN0YXJ0GAEgASgLMhcuc3RvbmVnYW1lLnYxLlN0YXJ0R2FtZUgAEigKBG1vdmUYAiABKAsyGC5zdG9uZWdhbWUudjEuU3VibWl0TW92ZUgAEiYKBnJlc2lnbhgDIAEoCzIULnN0b25lZ2FtZS52MS5SZXNpZ25IABIqCgZyZXN1bWUYBCABKAsyGC5zdG9uZWdhbWUudjEuUmVzdW1lR2FtZUgAQggKBmFjdGlvbiLyAQoJU3RhcnRHYW1lEg0KBXBpbGVzGAEgAygEEhAKCHBpbGVzX2xlGAIgASgMEhYKDnBpbGVzX2xlX3dpZHRoGAMgASgNEiYKB3ZhcmlhbnQYBCABKA4yFS5zdG9uZWdhbWUudjEuVmFyaWFudBInCgtjbGllbnRfc2VhdBgFIAEoDjISLnN0b25lZ2FtZS52MS5TZWF0EhUKCHN0cmVuZ3RoGAYgASgBSACIAQESDAoEc2VlZBgHIAEoBBIXCg9tb3ZlX3RpbWVvdXRfbXMYCCABKA0SEAoIYW5hbHlzaXMYCSABKAhCCwoJX3N0cmVuZ3RoIjsKClN1Ym1pdE1vdmUSCwoDcGx5GAEgASgEEiAKBG1vdmUYAiABKAsyEi5zdG9uZWdhbWUudjEuTW92ZSIICgZSZXNpZ24iWgoKUmVzdW1lR2FtZRITCgtzdGF0ZV90b2tlbhgBIAEoDBINCgVwaWxlcxgCIAMoBBIQCghwaWxlc19sZRgDIAEoDBIWCg5waWxlc19sZV93aWR0aBgEIAEoDSJnCg9QbGF5U3RlcFJlcXVlc3QSKAoFc3RhcnQYASABKAsyFy5zdG9uZWdhbWUudjEuU3RhcnRHYW1lSAASIgoEdHVybhgCIAEoCzISLnN0b25lZ2FtZS52MS5UdXJuSABCBgoEc3RlcCLZAQoEVHVybhITCgtzdGF0ZV90b2tlbhgBIAEoDBINCgVwaWxlcxgCIAMoBBIQCghwaWxlc19sZRgDIAEoDBIWCg5waWxlc19sZV93aWR0aBgEIAEoDRIoCgRtb3ZlGAUgASgLMhguc3RvbmVnYW1lLnYxLlN1Ym1pdE1vdmVIABImCgZyZXNpZ24YBiABKAsyFC5zdG9uZWdhbWUudjEuUmVzaWduSAASJwoHcGxheV9vbhgHIAEoCzIULnN0b25lZ2FtZS52MS5QbGF5T25IAEIICgZhY3Rpb24iCAoGUGxheU9uIpYBCglQbGF5RXZlbnQSKAoFc3RhdGUYASABKAsyFy5zdG9uZWdhbWUudjEuR2FtZVN0YXRlSAASLgoIcmVqZWN0ZWQYAiABKAsyGi5zdG9uZWdhbWUudjEuTW92ZVJlamVjdGVkSAASJgoEb3ZlchgDIAEoCzIWLnN0b25lZ2FtZS52MS5HYW1lT3ZlckgAQgcKBWV2ZW50IowCCglHYW1lU3RhdGUSCwoDcGx5GAEgASgEEiMKB3RvX21vdmUYAiABKA4yEi5zdG9uZWdhbWUudjEuU2VhdBISCgpmaXJzdF9waWxlGAMgASgEEhEKCWxhc3RfcGlsZRgEIAEoBBIRCglsZWZ0X3NpemUYBSABKAQSEgoKcmlnaHRfc2l6ZRgGIAEoBBIrCglsYXN0X21vdmUYByABKAsyGC5zdG9uZWdhbWUudjEuUGxheWVkTW92ZRISCgptb3Zlcl93aW5zGAggASgIEikKDXdpbm5pbmdfbW92ZXMYCSADKAsyEi5zdG9uZWdhbWUudjEuTW92ZRITCgtzdGF0ZV90b2tlbhgKIAEoDCJfCgpQbGF5ZWRNb3ZlEh4KAmJ5GAEgASgOMhIuc3RvbmVnYW1lLnYxLlNlYXQSIAoEbW92ZRgCIAEoCzISLnN0b25lZ2FtZS52MS5Nb3ZlEg8KB2JsdW5kZXIYAyABKAgiYQoMTW92ZVJlamVjdGVkEioKBnJlYXNvbhgBIAEoDjIaLnN0b25lZ2FtZS52MS5SZWplY3RSZWFzb24SDwoHbWVzc2FnZRgCIAEoCRIUCgxleHBlY3RlZF9wbHkYAyABKAQiZgoIR2FtZU92ZXISIgoGd2lubmVyGAEgASgOMhIuc3RvbmVnYW1lLnYxLlNlYXQSJwoGcmVhc29uGAIgASgOMhcuc3RvbmVnYW1lLnYxLkVuZFJlYXNvbhINCgVwbGllcxgDIAEoBCpOCgdWYXJpYW50EhcKE1ZBUklBTlRfVU5TUEVDSUZJRUQQABIUChBWQVJJQU5UX1RXT19FTkRTEAESFAoQVkFSSUFOVF9MRUZUTU9TVBACKjsKBFNpZGUSFAoQU0lERV9VTlNQRUNJRklFRBAAEg0KCVNJREVfTEVGVBABEg4KClNJREVfUklHSFQQAirKAgoNQ2FzZUVycm9yQ29kZRIfChtDQVNFX0VSUk9SX0NPREVfVU5TUEVDSUZJRUQQABIdChlDQVNFX0VSUk9SX0NPREVfRU1QVFlfUk9XEAESIgoeQ0FTRV9FUlJPUl9DT0RFX1RPT19NQU5ZX1BJTEVTEAISHQoZQ0FTRV9FUlJPUl9DT0RFX1pFUk9fUElMRRADEiIKHkNBU0VfRVJST1JfQ09ERV9QSUxFX1RPT19MQVJHRRAEEiMKH0NBU0VfRVJST1JfQ09ERV9VTktOT1dOX1ZBUklBTlQQBRIkCiBDQVNFX0VSUk9SX0NPREVfQk9USF9QSUxFX0ZJRUxEUxAGEiMKH0NBU0VfRVJST1JfQ09ERV9QSUxFU19MRV9MRU5HVEgQBxIiCh5DQVNFX0VSUk9SX0NPREVfUElMRVNfTEVfV0lEVEgQCCqNAQoHVmVyZGljdBIXChNWRVJESUNUX1VOU1BFQ0lGSUVEEAASFAoQVkVSRElDVF9BQ0NFUFRFRBABEhgKFFZFUkRJQ1RfV1JPTkdfQU5TV0VSEAISHgoaVkVSRElDVF9QUkVTRU5UQVRJT05fRVJST1IQAxIZChVWRVJESUNUX0pVREdFX0ZBSUxVUkUQBCpbCgRTZWF0EhQKEFNFQVRfVU5TUEVDSUZJRUQQABIOCgpTRUFUX0ZJUlNUEAESDwoLU0VBVF9TRUNPTkQQAhINCglTRUFUX0JPVEgQAxINCglTRUFUX05PTkUQBCrJAQoMUmVqZWN0UmVhc29uEh0KGVJFSkVDVF9SRUFTT05fVU5TUEVDSUZJRUQQABIfChtSRUpFQ1RfUkVBU09OX05PVF9ZT1VSX1RVUk4QARIbChdSRUpFQ1RfUkVBU09OX1NUQUxFX1BMWRACEh4KGlJFSkVDVF9SRUFTT05fSU5WQUxJRF9TSURFEAMSGwoXUkVKRUNUX1JFQVNPTl9UQUtFX1pFUk8QBBIfChtSRUpFQ1RfUkVBU09OX1RBS0VfVE9PX01BTlkQBSqYAQoJRW5kUmVhc29uEhoKFkVORF9SRUFTT05fVU5TUEVDSUZJRUQQABIXChNFTkRfUkVBU09OX05PX01PVkVTEAESFwoTRU5EX1JFQVNPTl9SRVNJR05FRBACEhYKEkVORF9SRUFTT05fVElNRU9VVBADEiUKIUVORF9SRUFTT05fVE9PX01BTllfSUxMRUdBTF9NT1ZFUxAEMoMECglTdG9uZUdhbWUSRAoFU29sdmUSGi5zdG9uZWdhbWUudjEuU29sdmVSZXF1ZXN0Ghsuc3RvbmVnYW1lLnYxLlNvbHZlUmVzcG9uc2UoATABEkgKCUdldFRhYmxlcxIeLnN0b25lZ2FtZS52MS5HZXRUYWJsZXNSZXF1ZXN0Ghkuc3RvbmVnYW1lLnYxLlRhYmxlc0NodW5rMAESUgoLU3VnZ2VzdE1vdmUSIC5zdG9uZWdhbWUudjEuU3VnZ2VzdE1vdmVSZXF1ZXN0GiEuc3RvbmVnYW1lLnYxLlN1Z2dlc3RNb3ZlUmVzcG9uc2USQgoFQ2hlY2sSGi5zdG9uZWdhbWUudjEuQ2hlY2tSZXF1ZXN0Ghsuc3RvbmVnYW1lLnYxLkNoZWNrUmVzcG9uc2UoARJICghHZW5lcmF0ZRIdLnN0b25lZ2FtZS52MS5HZW5lcmF0ZVJlcXVlc3QaGy5zdG9uZWdhbWUudjEuR2VuZXJhdGVDaHVuazABEj4KBFBsYXkSGS5zdG9uZWdhbWUudjEuUGxheVJlcXVlc3QaFy5zdG9uZWdhbWUudjEuUGxheUV2ZW50KAEwARJECghQbGF5U3RlcBIdLnN0b25lZ2FtZS52MS5QbGF5U3RlcFJlcXVlc3QaFy5zdG9uZWdhbWUudjEuUGxheUV2ZW50MAFiBnByb3RvMw");
 
 /**
  * One move.
@@ -42,6 +42,15 @@ export type Move = Message<"stonegame.v1.Move"> & {
    * @generated from field: uint64 remaining = 3;
    */
   remaining: bigint;
+
+  /**
+   * The remoteness of the position the move leaves. Set only in a
+   * SuggestMoveResponse to a request with `want_remoteness` (on its
+   * `chosen` and `winning_moves`); unset everywhere else.
+   *
+   * @generated from field: stonegame.v1.Remoteness remoteness_after = 4;
+   */
+  remotenessAfter?: Remoteness | undefined;
 };
 
 /**
@@ -50,6 +59,102 @@ export type Move = Message<"stonegame.v1.Move"> & {
  */
 export const MoveSchema: GenMessage<Move> = /*@__PURE__*/
   messageDesc(file_stonegame_v1_stonegame, 0);
+
+/**
+ * A remoteness (docs/game.md §5): how many plies (single moves) the game
+ * lasts from a position when the winner wins as fast and the loser loses as
+ * slowly as possible; 0 for the empty row, odd exactly when the player to
+ * move wins. Every remoteness of this API is one of these, in plies.
+ *
+ * It can exceed 2^64 - 1 (a row of many piles near 2^63 stones lasts that
+ * long), so it is carried exactly as a decimal string rather than a
+ * uint64: proto3 JSON writes 64-bit integers as strings anyway, and a
+ * string reads the same in the binary and the JSON encodings, in any
+ * language (JavaScript: BigInt(plies); Python: int(plies); Go: big.Int's
+ * SetString; Rust: u128's parse).
+ *
+ * @generated from message stonegame.v1.Remoteness
+ */
+export type Remoteness = Message<"stonegame.v1.Remoteness"> & {
+  /**
+   * The plies, in decimal digits, no sign, no leading zeros ("0" for the
+   * empty row).
+   *
+   * @generated from field: string plies = 1;
+   */
+  plies: string;
+};
+
+/**
+ * Describes the message stonegame.v1.Remoteness.
+ * Use `create(RemotenessSchema)` to create a new message.
+ */
+export const RemotenessSchema: GenMessage<Remoteness> = /*@__PURE__*/
+  messageDesc(file_stonegame_v1_stonegame, 1);
+
+/**
+ * The moves of one end of a row that leave `left_min` to `left_max`
+ * stones on its pile, all with the same outcome, and on which the
+ * remoteness of the position left is linear in the stones left:
+ * remoteness_at_min + slope * (left - left_min).
+ *
+ * @generated from message stonegame.v1.MoveRange
+ */
+export type MoveRange = Message<"stonegame.v1.MoveRange"> & {
+  /**
+   * The pile the moves take from (SIDE_LEFT for the only pile of a row of
+   * one pile, and in the leftmost variant).
+   *
+   * @generated from field: stonegame.v1.Side side = 1;
+   */
+  side: Side;
+
+  /**
+   * The fewest stones the moves leave on that pile (0: the pile goes).
+   *
+   * @generated from field: uint64 left_min = 2;
+   */
+  leftMin: bigint;
+
+  /**
+   * The most stones the moves leave on that pile (at most its size - 1).
+   *
+   * @generated from field: uint64 left_max = 3;
+   */
+  leftMax: bigint;
+
+  /**
+   * Does the player who makes these moves win (the positions left are lost
+   * for the player then to move, their remoteness is even)?
+   *
+   * @generated from field: bool mover_wins = 4;
+   */
+  moverWins: boolean;
+
+  /**
+   * The remoteness of the position left by the move leaving `left_min`.
+   *
+   * @generated from field: stonegame.v1.Remoteness remoteness_at_min = 5;
+   */
+  remotenessAtMin?: Remoteness | undefined;
+
+  /**
+   * How much that remoteness grows per extra stone left, exact on the
+   * whole range (0 when left_min = left_max). The server's DP only makes
+   * slopes 0 and 2 (docs/game.md §5); a slope outside sint64 would be
+   * refused with INTERNAL rather than sent wrong.
+   *
+   * @generated from field: sint64 slope = 6;
+   */
+  slope: bigint;
+};
+
+/**
+ * Describes the message stonegame.v1.MoveRange.
+ * Use `create(MoveRangeSchema)` to create a new message.
+ */
+export const MoveRangeSchema: GenMessage<MoveRange> = /*@__PURE__*/
+  messageDesc(file_stonegame_v1_stonegame, 2);
 
 /**
  * One position to solve.
@@ -118,7 +223,7 @@ export type Case = Message<"stonegame.v1.Case"> & {
  * Use `create(CaseSchema)` to create a new message.
  */
 export const CaseSchema: GenMessage<Case> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 1);
+  messageDesc(file_stonegame_v1_stonegame, 3);
 
 /**
  * One batch of cases.
@@ -132,6 +237,16 @@ export type SolveRequest = Message<"stonegame.v1.SolveRequest"> & {
    * @generated from field: repeated stonegame.v1.Case cases = 1;
    */
   cases: Case[];
+
+  /**
+   * Also compute each valid case's remoteness (CaseResult.remoteness). A
+   * two-ends row costs `limits.remoteness_cell_factor` (default 3,000)
+   * times its verdict's cell updates in admission (docs/configuration.md):
+   * about 0.15 s at n = 1,000, growing as n^2.
+   *
+   * @generated from field: bool want_remoteness = 2;
+   */
+  wantRemoteness: boolean;
 };
 
 /**
@@ -139,7 +254,7 @@ export type SolveRequest = Message<"stonegame.v1.SolveRequest"> & {
  * Use `create(SolveRequestSchema)` to create a new message.
  */
 export const SolveRequestSchema: GenMessage<SolveRequest> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 2);
+  messageDesc(file_stonegame_v1_stonegame, 4);
 
 /**
  * What is wrong with an invalid case.
@@ -183,7 +298,7 @@ export type CaseError = Message<"stonegame.v1.CaseError"> & {
  * Use `create(CaseErrorSchema)` to create a new message.
  */
 export const CaseErrorSchema: GenMessage<CaseError> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 3);
+  messageDesc(file_stonegame_v1_stonegame, 5);
 
 /**
  * The answer for one case.
@@ -219,6 +334,14 @@ export type CaseResult = Message<"stonegame.v1.CaseResult"> & {
    * @generated from field: stonegame.v1.CaseError error = 4;
    */
   error?: CaseError | undefined;
+
+  /**
+   * The remoteness of the row; set only when the request had
+   * `want_remoteness` and the case is valid.
+   *
+   * @generated from field: stonegame.v1.Remoteness remoteness = 5;
+   */
+  remoteness?: Remoteness | undefined;
 };
 
 /**
@@ -226,7 +349,7 @@ export type CaseResult = Message<"stonegame.v1.CaseResult"> & {
  * Use `create(CaseResultSchema)` to create a new message.
  */
 export const CaseResultSchema: GenMessage<CaseResult> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 4);
+  messageDesc(file_stonegame_v1_stonegame, 6);
 
 /**
  * The answer for one SolveRequest.
@@ -247,7 +370,7 @@ export type SolveResponse = Message<"stonegame.v1.SolveResponse"> & {
  * Use `create(SolveResponseSchema)` to create a new message.
  */
 export const SolveResponseSchema: GenMessage<SolveResponse> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 5);
+  messageDesc(file_stonegame_v1_stonegame, 7);
 
 /**
  * Asks for the tables of one row.
@@ -276,7 +399,7 @@ export type GetTablesRequest = Message<"stonegame.v1.GetTablesRequest"> & {
  * Use `create(GetTablesRequestSchema)` to create a new message.
  */
 export const GetTablesRequestSchema: GenMessage<GetTablesRequest> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 6);
+  messageDesc(file_stonegame_v1_stonegame, 8);
 
 /**
  * Rows first_row .. first_row + row_count - 1 of the `left` and `right`
@@ -347,7 +470,7 @@ export type TablesChunk = Message<"stonegame.v1.TablesChunk"> & {
  * Use `create(TablesChunkSchema)` to create a new message.
  */
 export const TablesChunkSchema: GenMessage<TablesChunk> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 7);
+  messageDesc(file_stonegame_v1_stonegame, 9);
 
 /**
  * Asks for a move in one position.
@@ -385,6 +508,18 @@ export type SuggestMoveRequest = Message<"stonegame.v1.SuggestMoveRequest"> & {
    * @generated from field: uint64 seed = 4;
    */
   seed: bigint;
+
+  /**
+   * Also compute the remoteness: of the position, after each listed move,
+   * and every move as `move_ranges`. A two-ends row costs
+   * `limits.remoteness_cell_factor` (default 3,000) times its verdict's
+   * cell updates in admission (docs/configuration.md): about 0.15 s at
+   * n = 1,000, growing as n^2; larger than the server's whole budget is
+   * RESOURCE_EXHAUSTED.
+   *
+   * @generated from field: bool want_remoteness = 5;
+   */
+  wantRemoteness: boolean;
 };
 
 /**
@@ -392,7 +527,7 @@ export type SuggestMoveRequest = Message<"stonegame.v1.SuggestMoveRequest"> & {
  * Use `create(SuggestMoveRequestSchema)` to create a new message.
  */
 export const SuggestMoveRequestSchema: GenMessage<SuggestMoveRequest> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 8);
+  messageDesc(file_stonegame_v1_stonegame, 10);
 
 /**
  * The analysis of a position and the bot's move.
@@ -428,6 +563,26 @@ export type SuggestMoveResponse = Message<"stonegame.v1.SuggestMoveResponse"> & 
    * @generated from field: string explanation = 4;
    */
   explanation: string;
+
+  /**
+   * The remoteness of the position; set only with `want_remoteness`.
+   *
+   * @generated from field: stonegame.v1.Remoteness remoteness = 5;
+   */
+  remoteness?: Remoteness | undefined;
+
+  /**
+   * Every legal move of the position, grouped by end pile and into ranges
+   * of the stones left with the same outcome and a remoteness linear in
+   * them, sorted best first: winning ranges before losing ones, winning
+   * ones by the fastest win they hold (smallest remoteness left), losing
+   * ones by the longest resistance (largest remoteness left), then the
+   * left pile before the right one, then the range whose best move leaves
+   * more stones. Set only with `want_remoteness`.
+   *
+   * @generated from field: repeated stonegame.v1.MoveRange move_ranges = 6;
+   */
+  moveRanges: MoveRange[];
 };
 
 /**
@@ -435,7 +590,7 @@ export type SuggestMoveResponse = Message<"stonegame.v1.SuggestMoveResponse"> & 
  * Use `create(SuggestMoveResponseSchema)` to create a new message.
  */
 export const SuggestMoveResponseSchema: GenMessage<SuggestMoveResponse> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 9);
+  messageDesc(file_stonegame_v1_stonegame, 11);
 
 /**
  * One chunk of a Check stream. The input is the concatenation of the
@@ -484,7 +639,7 @@ export type CheckRequest = Message<"stonegame.v1.CheckRequest"> & {
  * Use `create(CheckRequestSchema)` to create a new message.
  */
 export const CheckRequestSchema: GenMessage<CheckRequest> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 10);
+  messageDesc(file_stonegame_v1_stonegame, 12);
 
 /**
  * Where the answer first differs from the truth.
@@ -519,7 +674,7 @@ export type Mismatch = Message<"stonegame.v1.Mismatch"> & {
  * Use `create(MismatchSchema)` to create a new message.
  */
 export const MismatchSchema: GenMessage<Mismatch> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 11);
+  messageDesc(file_stonegame_v1_stonegame, 13);
 
 /**
  * The result of a Check.
@@ -571,7 +726,7 @@ export type CheckResponse = Message<"stonegame.v1.CheckResponse"> & {
  * Use `create(CheckResponseSchema)` to create a new message.
  */
 export const CheckResponseSchema: GenMessage<CheckResponse> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 12);
+  messageDesc(file_stonegame_v1_stonegame, 14);
 
 /**
  * Asks for generated test data (the parameters of `stonegame gen`).
@@ -629,7 +784,7 @@ export type GenerateRequest = Message<"stonegame.v1.GenerateRequest"> & {
  * Use `create(GenerateRequestSchema)` to create a new message.
  */
 export const GenerateRequestSchema: GenMessage<GenerateRequest> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 13);
+  messageDesc(file_stonegame_v1_stonegame, 15);
 
 /**
  * A piece of generated data. Every chunk carries bytes of exactly one of
@@ -661,7 +816,7 @@ export type GenerateChunk = Message<"stonegame.v1.GenerateChunk"> & {
  * Use `create(GenerateChunkSchema)` to create a new message.
  */
 export const GenerateChunkSchema: GenMessage<GenerateChunk> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 14);
+  messageDesc(file_stonegame_v1_stonegame, 16);
 
 /**
  * One message of a Play stream from the client.
@@ -712,7 +867,7 @@ export type PlayRequest = Message<"stonegame.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 15);
+  messageDesc(file_stonegame_v1_stonegame, 17);
 
 /**
  * Starts a game on a row.
@@ -793,7 +948,7 @@ export type StartGame = Message<"stonegame.v1.StartGame"> & {
  * Use `create(StartGameSchema)` to create a new message.
  */
 export const StartGameSchema: GenMessage<StartGame> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 16);
+  messageDesc(file_stonegame_v1_stonegame, 18);
 
 /**
  * A move by the client.
@@ -822,7 +977,7 @@ export type SubmitMove = Message<"stonegame.v1.SubmitMove"> & {
  * Use `create(SubmitMoveSchema)` to create a new message.
  */
 export const SubmitMoveSchema: GenMessage<SubmitMove> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 17);
+  messageDesc(file_stonegame_v1_stonegame, 19);
 
 /**
  * Gives up the game.
@@ -837,7 +992,7 @@ export type Resign = Message<"stonegame.v1.Resign"> & {
  * Use `create(ResignSchema)` to create a new message.
  */
 export const ResignSchema: GenMessage<Resign> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 18);
+  messageDesc(file_stonegame_v1_stonegame, 20);
 
 /**
  * Continues a game on any server that shares the token key.
@@ -879,7 +1034,7 @@ export type ResumeGame = Message<"stonegame.v1.ResumeGame"> & {
  * Use `create(ResumeGameSchema)` to create a new message.
  */
 export const ResumeGameSchema: GenMessage<ResumeGame> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 19);
+  messageDesc(file_stonegame_v1_stonegame, 21);
 
 /**
  * One PlayStep call: a new game or one turn of a game in progress.
@@ -915,7 +1070,7 @@ export type PlayStepRequest = Message<"stonegame.v1.PlayStepRequest"> & {
  * Use `create(PlayStepRequestSchema)` to create a new message.
  */
 export const PlayStepRequestSchema: GenMessage<PlayStepRequest> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 20);
+  messageDesc(file_stonegame_v1_stonegame, 22);
 
 /**
  * The client's turn on a game in progress, given by its latest state token.
@@ -988,7 +1143,7 @@ export type Turn = Message<"stonegame.v1.Turn"> & {
  * Use `create(TurnSchema)` to create a new message.
  */
 export const TurnSchema: GenMessage<Turn> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 21);
+  messageDesc(file_stonegame_v1_stonegame, 23);
 
 /**
  * Lets the bots play on (Turn.play_on).
@@ -1003,7 +1158,7 @@ export type PlayOn = Message<"stonegame.v1.PlayOn"> & {
  * Use `create(PlayOnSchema)` to create a new message.
  */
 export const PlayOnSchema: GenMessage<PlayOn> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 22);
+  messageDesc(file_stonegame_v1_stonegame, 24);
 
 /**
  * One message of a Play stream from the server.
@@ -1046,7 +1201,7 @@ export type PlayEvent = Message<"stonegame.v1.PlayEvent"> & {
  * Use `create(PlayEventSchema)` to create a new message.
  */
 export const PlayEventSchema: GenMessage<PlayEvent> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 23);
+  messageDesc(file_stonegame_v1_stonegame, 25);
 
 /**
  * A position of a game.
@@ -1129,7 +1284,7 @@ export type GameState = Message<"stonegame.v1.GameState"> & {
  * Use `create(GameStateSchema)` to create a new message.
  */
 export const GameStateSchema: GenMessage<GameState> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 24);
+  messageDesc(file_stonegame_v1_stonegame, 26);
 
 /**
  * A move that was played.
@@ -1164,7 +1319,7 @@ export type PlayedMove = Message<"stonegame.v1.PlayedMove"> & {
  * Use `create(PlayedMoveSchema)` to create a new message.
  */
 export const PlayedMoveSchema: GenMessage<PlayedMove> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 25);
+  messageDesc(file_stonegame_v1_stonegame, 27);
 
 /**
  * A refused move; the game is unchanged.
@@ -1197,7 +1352,7 @@ export type MoveRejected = Message<"stonegame.v1.MoveRejected"> & {
  * Use `create(MoveRejectedSchema)` to create a new message.
  */
 export const MoveRejectedSchema: GenMessage<MoveRejected> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 26);
+  messageDesc(file_stonegame_v1_stonegame, 28);
 
 /**
  * The end of a game.
@@ -1230,7 +1385,7 @@ export type GameOver = Message<"stonegame.v1.GameOver"> & {
  * Use `create(GameOverSchema)` to create a new message.
  */
 export const GameOverSchema: GenMessage<GameOver> = /*@__PURE__*/
-  messageDesc(file_stonegame_v1_stonegame, 27);
+  messageDesc(file_stonegame_v1_stonegame, 29);
 
 /**
  * Which game is played on a row.
