@@ -285,7 +285,7 @@ fn every_import_between_the_layers_points_down_and_none_circles() {
 }
 
 #[test]
-fn the_checker_sees_an_upward_import_and_a_circle() {
+fn the_checker_resolves_crate_and_super_paths_outside_comments() {
     let known: BTreeSet<Module> = [
         vec!["config".to_string()],
         vec!["config".to_string(), "settings".to_string()],
