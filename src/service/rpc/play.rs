@@ -509,6 +509,7 @@ impl Session {
             by: by as i32,
             r#move: Some(played.mv.into()),
             blunder: self.analysis && played.blunder,
+            remoteness_before: None,
         });
         let (mover_wins, winning_moves) = if self.analysis {
             (
@@ -530,6 +531,7 @@ impl Session {
                 mover_wins,
                 winning_moves,
                 state_token: token,
+                remoteness: None,
             })),
         }
     }
