@@ -39,7 +39,9 @@ import traceback
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 # How long one wait may take (page load, a turn, a hint). Only a bound so
@@ -58,6 +60,30 @@ LEFTMOST = "leftmost"
 def _wins(sizes, variant):
     """Does the player to move win on `sizes` (a tuple) with perfect play?"""
     return any(not _wins(after, variant) for _, after in _successors(sizes, variant))
+
+
+@functools.lru_cache(maxsize=None)
+def remoteness(sizes, variant):
+    """The remoteness of `sizes` (docs/game.md §5), by the game tree alone:
+    0 for the empty row; a won position (a child of even remoteness) is 1 +
+    the smallest even child, a lost one 1 + the largest child. Odd exactly
+    when the player to move wins."""
+    if not sizes:
+        return 0
+    children = [remoteness(after, variant) for _, after in _successors(sizes, variant)]
+    lost = [r for r in children if r % 2 == 0]
+    return 1 + (min(lost) if lost else max(children))
+
+
+def outcome_in(r):
+    """For the player to move at remoteness r: "win in 7" / "lose in 12"."""
+    return f"{'win' if r % 2 == 1 else 'lose'} in {r}"
+
+
+def move_outcome(r_after):
+    """For the player who makes a move leaving remoteness r_after: this move
+    and r_after more plies, won exactly when r_after is even."""
+    return f"{'win' if r_after % 2 == 0 else 'lose'} in {r_after + 1}"
 
 
 def _successors(sizes, variant):
@@ -91,6 +117,8 @@ class Game:
         self.piles = list(enumerate(row))
         self.plies = 0
         self.blunders = []
+        # (sizes before, sizes after) of every move played.
+        self.history = []
 
     def sizes(self):
         return tuple(size for _, size in self.piles)
@@ -113,12 +141,20 @@ class Game:
     def mover_wins(self):
         return _wins(self.sizes(), self.variant)
 
+    def remoteness(self):
+        return remoteness(self.sizes(), self.variant)
+
+    def end_index(self, side):
+        """The original index of the end pile on `side`."""
+        return self.piles[0][0] if side == "L" else self.piles[-1][0]
+
     def apply(self, side, take):
         assert (side, take) in self.legal_moves() or (
             len(self.piles) == 1 and ("L", take) in self.legal_moves()
         ), f"not a legal move {side} {take} on {self.piles}"
         if self.winning_moves() and normalize(self, side, take) not in self.winning_moves():
             self.blunders.append(self.plies)
+        before = self.sizes()
         at = 0 if side == "L" else len(self.piles) - 1
         index, size = self.piles[at]
         if size == take:
@@ -126,10 +162,12 @@ class Game:
         else:
             self.piles[at] = (index, size - take)
         self.plies += 1
+        self.history.append((before, self.sizes()))
 
     def after(self, side, take):
         g = Game([], self.variant)
         g.piles, g.plies, g.blunders = list(self.piles), self.plies, list(self.blunders)
+        g.history = list(self.history)
         g.apply(side, take)
         return g
 
@@ -154,13 +192,18 @@ def first_player_wins(row, variant):
 SNAPSHOT_JS = """
 const q = (s) => document.querySelector(s);
 const text = (e) => (e ? e.innerText || e.textContent || '' : null);
+const last = q('#board .last-move');
 return JSON.stringify({
   status: text(q('#status')),
-  piles: Array.from(document.querySelectorAll('.pile'))
+  statusClass: q('#status').className,
+  piles: Array.from(document.querySelectorAll('#board .pile'))
     .map((e) => [e.getAttribute('data-index'), e.getAttribute('data-size')]),
   moves: Array.from(document.querySelectorAll('#moves li'))
     .map((e) => [text(e), e.classList.contains('blunder')]),
   hints: text(q('#hints')),
+  hintItems: Array.from(document.querySelectorAll('#hints li')).map(text),
+  lastMove: last ? last.getAttribute('data-index') : null,
+  confirm: !q('#resign-confirm').hidden ? text(q('#resign-confirm')) : null,
 });
 """
 
@@ -179,6 +222,10 @@ class Snapshot:
         self.moves = [t.strip() for t, _ in data["moves"]]
         self.blunders = [n for n, (_, b) in enumerate(data["moves"]) if b]
         self.hints = (data["hints"] or "").strip()
+        self.status_class = set((data["statusClass"] or "").split())
+        self.hint_items = [t.strip() for t in data["hintItems"]]
+        self.last_move = None if data["lastMove"] is None else int(data["lastMove"])
+        self.confirm = data["confirm"]
 
     def says(self, *words):
         low = self.status.lower()
@@ -187,7 +234,8 @@ class Snapshot:
     def __str__(self):
         return (
             f"status={self.status!r} piles={self.piles} moves={self.moves} "
-            f"blunders={self.blunders} hints={self.hints!r}"
+            f"blunders={self.blunders} hints={self.hints!r} class={sorted(self.status_class)} "
+            f"last_move={self.last_move} confirm={self.confirm!r}"
         )
 
 
@@ -245,32 +293,87 @@ class Page:
 
     def hints(self, game):
         """Clicks #hint and waits for #hints to list exactly the winning
-        moves the script computes (or `every move loses`); returns them,
-        left first."""
+        moves the script computes (or `every move loses`), each with the
+        remoteness it leaves as the solver has it; returns them, left
+        first."""
         expected = game.winning_moves()
         self.click("hint")
 
         def shown(s):
             if not expected:
-                return "every move loses" in s.hints.lower()
-            return parse_hints(s.hints, game) == expected
+                return "every move loses" in s.hints.lower() and s.hint_items
+            return parse_hints(s.hints, game) == expected and len(s.hint_items) == len(expected)
 
         want = sorted(expected) if expected else "every move loses"
-        self.wait_for(f"#hints to show {want}", shown)
+        s = self.wait_for(f"#hints to show {want}", lambda s: s if shown(s) else None)
+        check_hint_remoteness(s, game)
         return sorted(expected)
 
-    def accept_alert(self):
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def wait_js(self, what, script, *args):
+        """Waits until the script returns a truthy value and returns it."""
+        last = [None]
+
+        def probe(_driver):
+            last[0] = self.js(script, *args)
+            return last[0]
+
         try:
-            self.driver.switch_to.alert.accept()
-        except NoAlertPresentException:
-            pass
+            return WebDriverWait(self.driver, WAIT, poll_frequency=POLL).until(probe)
+        except TimeoutException:
+            raise AssertionError(f"timed out waiting for {what}; last: {last[0]!r}") from None
+
+    def goto(self, url):
+        """Loads `url` (a fresh document) and waits for the page."""
+        self.driver.get(url)
+        self.wait_for("the page with #start", lambda s: self.driver.find_elements(By.ID, "start"))
+
+
+
+def no_alert(driver):
+    try:
+        driver.switch_to.alert
+        return False
+    except NoAlertPresentException:
+        return True
 
 
 HINT_RE = re.compile(r"(?<![A-Za-z])([LR])\s*(\d+)")
+HINT_ITEM_RE = re.compile(r"^([LR]) (\d+) \(take \d+ from the (?:left|right)\): ((?:win|lose) in (\d+)) (ply|plies)$")
+PERFECT_RE = re.compile(r"perfect play: (you|the bot) wins? in (\d+) (?:ply|plies)")
+# A game's options: does the server fill GameState.remoteness and
+# PlayedMove's remoteness (issue 31 §3)? When set, their absence fails.
+REQUIRE_GAME_REMOTENESS = [False]
 
 
 def parse_hints(text, game):
     return {normalize(game, side, int(take)) for side, take in HINT_RE.findall(text)}
+
+
+def check_hint_remoteness(s, game):
+    """Every hint says the remoteness its move leaves, as the solver has it;
+    in a lost position the one move listed resists longest and the head
+    says how long the bot needs."""
+    for item in s.hint_items:
+        m = HINT_ITEM_RE.match(item)
+        assert m, f"hint {item!r} is not `L k (take k from the left): win in N plies`: {s}"
+        side, take, said = m.group(1), int(m.group(2)), m.group(3)
+        assert m.group(5) == ("ply" if m.group(4) == "1" else "plies"), f"hint {item!r}: ply or plies?"
+        after = game.after(side, take)
+        want = move_outcome(after.remoteness())
+        assert said == want, f"hint {item!r}: the solver says {want} for {side} {take} on {game.sizes()}"
+    r = game.remoteness()
+    if not game.winning_moves():
+        head = f"(perfect play: the bot wins in {r} {'ply' if r == 1 else 'plies'})"
+        assert head in s.hints, f"#hints lacks {head!r}: {s}"
+        assert s.hint_items and f"lose in {r} " in s.hint_items[0], (
+            f"the move listed in a lost position of remoteness {r} does not resist longest: {s}"
+        )
+    else:
+        fastest = [i for i in s.hint_items if f"win in {r} " in i + " "]
+        assert fastest, f"no hint wins in {r} plies, the remoteness of {game.sizes()}: {s}"
 
 
 # ---------------------------------------------------------------- turns
@@ -298,13 +401,17 @@ def wait_start(page, game, seat):
     return s
 
 
-def play_turn(page, game, side, take):
-    """Plays the human's move and waits until it is the human's turn again
-    or the game is over, applying the bot's reply (found from the piles).
-    Returns the snapshot."""
+def play_turn(page, game, side, take, act=None):
+    """Plays the human's move (with `act()` when given, else the take box
+    and a click) and waits until it is the human's turn again or the game
+    is over, applying the bot's reply (found from the piles). Returns the
+    snapshot."""
     before = game.plies
     mine = game.after(side, take)
-    page.take(side, take)
+    if act:
+        act()
+    else:
+        page.take(side, take)
 
     def settled(s):
         if s.says("you won"):
@@ -318,9 +425,24 @@ def play_turn(page, game, side, take):
     s = page.wait_for(f"the turn after {side} {take} to settle", settled)
     game.apply(side, take)
     if not s.says("you won"):
-        game.apply(*game.move_to(s.piles))
+        bot = game.move_to(s.piles)
+        check_bot_move(s, game, *bot)
+        game.apply(*bot)
     check_page(s, game)
     return s
+
+
+def check_bot_move(s, game, side, take):
+    """The bot's move (side, take) on `game` (before it) is marked on the
+    board (`.last-move` on its pile, or on the place of the pile it emptied)
+    and said in #status."""
+    one_pile = len(game.piles) == 1
+    index = game.end_index(side)
+    assert s.last_move == index, f"the bot took from pile {index}, .last-move is on {s.last_move}: {s}"
+    if s.says("your move"):
+        sides = ("left", "right") if one_pile else ("left" if side == "L" else "right",)
+        said = [f"bot took {take} from the {w} — your move" for w in sides]
+        assert any(w in s.status for w in said), f"#status does not say {said[0]!r}: {s}"
 
 
 def check_page(s, game):
@@ -329,6 +451,38 @@ def check_page(s, game):
     assert s.blunders == game.blunders, f"li.blunder at {s.blunders}, the blunders were {game.blunders}: {s}"
     if s.says("you won", "you lost"):
         assert game.over() or s.says("resign"), f"game over with piles left: {s}"
+        won = s.says("you won")
+        want = {"end", "won" if won else "lost"}
+        assert want <= s.status_class and not ({"won", "lost"} - want) & s.status_class, (
+            f"#status class {sorted(s.status_class)}, expected {sorted(want)}: {s}"
+        )
+    check_game_remoteness(s, game)
+
+
+def check_game_remoteness(s, game):
+    """The remoteness in #status (`perfect play: …`) and in the move list
+    (`— win in 7`, `— win in 7 → lose in 12`) is the solver's wherever it
+    is shown; with REQUIRE_GAME_REMOTENESS it must be shown."""
+    m = PERFECT_RE.search(s.status)
+    if s.says("your move") and not game.over():
+        r = game.remoteness()
+        if m:
+            who, n = m.group(1), int(m.group(2))
+            want = ("you" if r % 2 == 1 else "the bot", r)
+            assert (who, n) == want, f"#status says {m.group(0)!r}; the solver: {want[0]} in {r}: {s}"
+        elif "rejected" not in s.status:
+            assert not REQUIRE_GAME_REMOTENESS[0], f"#status has no `perfect play: …` (remoteness {r}): {s}"
+    elif m:
+        raise AssertionError(f"`perfect play` in #status when it is not the human's move: {s}")
+    for k, (text, (before, after)) in enumerate(zip(s.moves, game.history)):
+        want_after = move_outcome(remoteness(after, game.variant))
+        want_before = outcome_in(remoteness(before, game.variant))
+        want = want_after if want_before == want_after else f"{want_before} → {want_after}"
+        if " — " in text:
+            said = text.split(" — ", 1)[1]
+            assert said == want, f"move {k + 1} ({text!r}): the solver says {want!r}: {s}"
+        else:
+            assert not REQUIRE_GAME_REMOTENESS[0], f"move {k + 1} ({text!r}) shows no remoteness: {s}"
 
 
 def play_hints_to_end(page, game):
@@ -366,6 +520,7 @@ def scenario_won(page, screenshot):
         if s.says("you won", "you lost"):
             break
     assert s.says("you won"), f"played the hints and did not win: {s}"
+    assert s.says("you took the last stone"), f"#status does not say how the game was won: {s}"
     assert not s.blunders, f"moves marked as blunders in a won game: {s}"
     return f"won {row} in {game.plies} plies"
 
@@ -385,6 +540,8 @@ def scenario_blunder(page):
     if not s.says("you lost"):
         s = play_hints_to_end(page, game)
     assert s.says("you lost"), f"a blunder against a perfect bot did not lose: {s}"
+    assert s.says("the bot took the last stone"), f"#status does not say how the game was lost: {s}"
+    assert s.last_move is not None, f"the bot's winning move is not marked: {s}"
     assert blunder_ply in s.blunders, (
         f"the human's blunder (move {blunder_ply + 1}, {losing[0]}) is not li.blunder: {s}"
     )
@@ -415,11 +572,23 @@ def scenario_illegal(page):
     rejection = s.status
     # A legal move still goes through (the page kept the right ply).
     play_turn(page, game, "R", 1)
+    # Resign asks once more, inline: "no" keeps the game, "yes" resigns.
     page.click("resign")
-    page.accept_alert()
+    s = page.wait_for("the inline `resign? yes / no`", lambda s: s if s.confirm else None)
+    assert "resign?" in s.confirm.lower(), f"#resign-confirm says {s.confirm!r}: {s}"
+    assert no_alert(page.driver), "resigning opened a browser dialog"
+    page.click("resign-no")
+    s = page.wait_for("the confirmation gone after `no`", lambda s: s if s.confirm is None else None)
+    assert s.says("your move") and not s.says("you lost"), f"`no` did not keep the game: {s}"
+    check_page(s, game)
+    page.click("resign")
+    page.wait_for("the inline `resign? yes / no` again", lambda s: s if s.confirm else None)
+    page.click("resign-yes")
     s = page.wait_for("`you lost` after resigning", lambda s: s if s.says("you lost") else None)
     assert s.piles == game.piles, f"resigning changed the piles: {s}"
-    return f"refused with {rejection!r}; then resigned"
+    assert s.says("you resigned"), f"#status does not say the game was resigned: {s}"
+    assert {"end", "lost"} <= s.status_class and "won" not in s.status_class, f"#status class: {s}"
+    return f"refused with {rejection!r}; resign: no, then yes"
 
 
 def scenario_reload(page):
@@ -443,6 +612,452 @@ def scenario_reload(page):
     s = play_hints_to_end(page, game)
     assert s.says("you won"), f"the reloaded game was not won with the hints: {s}"
     return f"reloaded {row} after {plies} plies, won in {game.plies}"
+
+
+def scenario_remoteness(page):
+    """Seat second on a row the first player wins, so the human starts
+    lost: every hint (the longest resistance while lost, the fastest win
+    once the bot errs) says the remoteness the solver gives, and the status
+    and the move list say theirs where the server sends them."""
+    row = [2, 3, 1, 4, 3]
+    assert first_player_wins(row, TWO_ENDS)
+    game = Game(row, TWO_ENDS)
+    page.open()
+    page.start(row, TWO_ENDS, "second")
+    s = wait_start(page, game, "second")
+    check_page(s, game)
+    while True:
+        page.hints(game)
+        s = page.snapshot()
+        m = HINT_ITEM_RE.match(s.hint_items[0])
+        s = play_turn(page, game, m.group(1), int(m.group(2)))
+        if s.says("you won", "you lost"):
+            break
+    shown = sum(" — " in t for t in s.moves)
+    return f"{row}: {game.plies} plies, {shown} moves listed with their remoteness"
+
+
+def key(page, *keys):
+    ActionChains(page.driver).send_keys(*keys).perform()
+
+
+def active_id(page):
+    return page.js("return document.activeElement ? document.activeElement.id : null")
+
+
+def tab_to(page, element_id):
+    """Presses Tab until `element_id` has the focus (at most 80 times)."""
+    for _ in range(80):
+        if active_id(page) == element_id:
+            return
+        key(page, Keys.TAB)
+    raise AssertionError(f"Tab never reached #{element_id} (the focus is on #{active_id(page)})")
+
+
+def type_into(page, element_id, text):
+    tab_to(page, element_id)
+    ActionChains(page.driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+    key(page, str(text))
+
+
+def scenario_keyboard(page):
+    """A whole game with the keyboard only: Tab to the fields and buttons,
+    type, Enter; hints asked for with the keyboard too."""
+    row = [3, 1, 4, 1, 5]
+    game = Game(row, TWO_ENDS)
+    page.open()
+    page.js("document.activeElement && document.activeElement.blur()")
+    type_into(page, "row", " ".join(map(str, row)))
+    tab_to(page, "variant")
+    key(page, "t")
+    tab_to(page, "seat")
+    key(page, "f")
+    type_into(page, "strength", 1)
+    got = page.js("return [document.getElementById('variant').value, document.getElementById('seat').value]")
+    assert got == [TWO_ENDS, "first"], f"the keyboard set variant and seat to {got}"
+    tab_to(page, "start")
+    key(page, Keys.ENTER)
+    wait_start(page, game, "first")
+    turns = 0
+    while True:
+        tab_to(page, "hint")
+        key(page, Keys.ENTER)
+        expected = game.winning_moves()
+        page.wait_for(
+            "#hints after Enter on #hint",
+            lambda s: s if (parse_hints(s.hints, game) == expected if expected else "every move loses" in s.hints) else None,
+        )
+        side, take = sorted(expected)[0] if expected else ("L", 1)
+
+        def act(side=side, take=take):
+            type_into(page, "take", take)
+            tab_to(page, "take-left" if side == "L" else "take-right")
+            key(page, Keys.ENTER)
+
+        s = play_turn(page, game, side, take, act=act)
+        turns += 1
+        if s.says("you won", "you lost"):
+            break
+    assert s.says("you won"), f"the keyboard game on the hints was not won: {s}"
+    return f"won {row} in {turns} turns from the keyboard"
+
+
+PHONE_JS = """
+const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; };
+const shown = (e) => { const b = e.getBoundingClientRect(); return b.width > 0 && b.height > 0; };
+const name = (e) => e.id ? '#' + e.id : e.tagName.toLowerCase() + '.' + e.className + ' ' + (e.textContent || '').trim().slice(0, 20);
+return JSON.stringify({
+  inner: [window.innerWidth, window.innerHeight],
+  scrollWidth: document.documentElement.scrollWidth,
+  take: ['take-left', 'take', 'take-right'].map((id) => r(document.getElementById(id))),
+  controls: Array.from(document.querySelectorAll('button, input, select, summary, a[href], .elided'))
+    .filter(shown).map((e) => [name(e), r(e)[3]]),
+  piles: Array.from(document.querySelectorAll('#board .pile')).map((e) => [e.dataset.index, r(e)[3]]),
+  board: r(document.getElementById('board')),
+});
+"""
+
+CLIP_JS = """
+const board = document.getElementById('board').getBoundingClientRect();
+const bad = [];
+for (const c of document.querySelectorAll('#board .count')) {
+  const b = c.getBoundingClientRect();
+  if (c.scrollWidth > c.clientWidth + 1 || b.left < board.left - 1 || b.right > board.right + 1
+      || b.left < 0 || b.right > window.innerWidth + 1) {
+    bad.push([c.parentElement.dataset.index, c.textContent]);
+  }
+}
+const el = document.querySelector('#board .elided');
+return JSON.stringify({
+  bad,
+  elided: el ? el.textContent : null,
+  scrollWidth: document.documentElement.scrollWidth,
+  inner: window.innerWidth,
+});
+"""
+
+
+def layout(page, script):
+    return json.loads(page.js(script))
+
+
+def check_phone_layout(page, what):
+    got = layout(page, PHONE_JS)
+    (lx, ly, lw, lh), (tx, ty, tw, th), (rx, ry, rw, rh) = got["take"]
+    assert max(ly, ty, ry) < min(ly + lh, ty + th, ry + rh), f"{what}: the take controls are not on one line: {got['take']}"
+    assert lx + lw <= tx and tx + tw <= rx, f"{what}: the take controls are not left, amount, right: {got['take']}"
+    low = [(n, h) for n, h in got["controls"] if h < 44]
+    assert not low, f"{what}: controls lower than 44 px: {low}"
+    low = [(i, h) for i, h in got["piles"] if h < 44]
+    assert not low, f"{what}: piles lower than 44 px: {low}"
+    assert got["scrollWidth"] <= got["inner"][0], f"{what}: the page scrolls sideways: {got['scrollWidth']} > {got['inner'][0]}"
+    return got
+
+
+def board_in_view(page):
+    got = layout(page, PHONE_JS)
+    _, top, _, height = got["board"]
+    return got if top >= 0 and top + height <= got["inner"][1] else None
+
+
+def set_phone(page, on):
+    if on:
+        page.driver.set_window_size(390, 844)
+        inner = page.js("return [window.innerWidth, window.innerHeight]")
+        if inner != [390, 844]:
+            # The window has a frame: size the viewport itself.
+            page.driver.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True},
+            )
+    else:
+        page.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        page.driver.set_window_size(1280, 1100)
+
+
+LONG_ROW = [9223372036854775807] + [(7 * i) % 12 + 1 for i in range(1, 39)] + [1234567]
+
+
+def check_long_row(page, what):
+    """The 40-pile row at the start: its two ends as `.pile`, the middle as
+    `.elided` saying how many piles it hides; no count clipped; opening it
+    shows every pile."""
+    n = len(LONG_ROW)
+    s = page.wait_for(f"{what}: the long row drawn", lambda s: s if s.says("your move") and s.piles else None)
+    got = layout(page, CLIP_JS)
+    shown = s.piles
+    hidden = n - len(shown)
+    assert hidden > 0 and got["elided"] is not None, f"{what}: {n} piles, no .elided: {got}"
+    assert got["elided"] == f"… {hidden} piles …", f"{what}: .elided says {got['elided']!r}, {hidden} hidden"
+    k = next(i for i, (idx, _) in enumerate(shown) if idx != i) if any(idx != i for i, (idx, _) in enumerate(shown)) else len(shown)
+    assert shown == [(i, LONG_ROW[i]) for i in range(k)] + [(i, LONG_ROW[i]) for i in range(n - (len(shown) - k), n)], (
+        f"{what}: the piles shown are not the two ends of the row: {shown}"
+    )
+    assert not got["bad"], f"{what}: clipped counts {got['bad']}"
+    assert got["scrollWidth"] <= got["inner"], f"{what}: the page scrolls sideways: {got}"
+    page.driver.find_element(By.CSS_SELECTOR, "#board .elided").click()
+    s = page.wait_for(f"{what}: every pile after opening .elided", lambda s: s if len(s.piles) == n else None)
+    assert s.piles == list(enumerate(LONG_ROW)), f"{what}: the opened row is not the row: {s.piles}"
+    got = layout(page, CLIP_JS)
+    assert got["elided"] is None and not got["bad"], f"{what}: after opening: {got}"
+    assert got["scrollWidth"] <= got["inner"], f"{what}: the page scrolls sideways after opening: {got}"
+    return hidden
+
+
+def scenario_long_row(page):
+    """40 piles at 1280 px: the ends, `.elided` with its count, opened."""
+    page.open()
+    page.start(LONG_ROW, TWO_ENDS, "first")
+    hidden = check_long_row(page, "1280 px")
+    return f"{len(LONG_ROW)} piles: {hidden} elided, opened"
+
+
+def scenario_phone(page):
+    """390 × 844: the take controls on one line in order, every control and
+    pile ≥ 44 px high, no sideways scrolling, the board in view at Start and
+    after the bot's move; the long row too."""
+    set_phone(page, True)
+    try:
+        row = [3, 1, 4, 1, 5]
+        game = Game(row, TWO_ENDS)
+        page.open()
+        page.js("window.scrollTo(0, 0)")
+        page.start(row, TWO_ENDS, "first")
+        wait_start(page, game, "first")
+        got = check_phone_layout(page, "after Start")
+        assert board_in_view(page), f"the board is not in view after Start: {layout(page, PHONE_JS)['board']}"
+        moves = page.hints(game)
+        page.js("window.scrollTo(0, 0)")
+        s = play_turn(page, game, *moves[0])
+        assert not s.says("you won", "you lost"), f"the game ended at once: {s}"
+        check_phone_layout(page, "after the bot's move")
+        assert board_in_view(page), f"the board is not in view after the bot's move: {layout(page, PHONE_JS)['board']}"
+        page.open()
+        page.start(LONG_ROW, TWO_ENDS, "first")
+        hidden = check_long_row(page, "390 px")
+        check_phone_layout(page, "the long row opened")
+        return f"viewport {got['inner']}: {len(got['controls'])} controls ≥ 44 px; long row {hidden} elided"
+    finally:
+        set_phone(page, False)
+
+
+def run_axe(page, where):
+    """axe-core on the page as it is: no serious or critical violation."""
+    from axe_selenium_python import Axe
+
+    axe = Axe(page.driver)
+    if not page.js("return typeof window.axe !== 'undefined'"):
+        axe.inject()
+    res = axe.run()
+    bad = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:5])
+        for v in res["violations"]
+        if v.get("impact") in ("serious", "critical")
+    ]
+    assert not bad, f"axe-core, {where}: {bad}"
+    return len(res["violations"])
+
+
+def scenario_axe(page):
+    """axe-core finds no serious or critical violation: a game with hints
+    and the resign confirmation, a game over, the analysis board, a bad
+    analysis address."""
+    row = [3, 1, 4, 1, 5]
+    game = Game(row, TWO_ENDS)
+    page.open()
+    other = run_axe(page, "the page as loaded")
+    page.start(row, TWO_ENDS, "first")
+    wait_start(page, game, "first")
+    page.hints(game)
+    page.click("resign")
+    page.wait_for("the resign confirmation", lambda s: s if s.confirm else None)
+    other += run_axe(page, "a game with hints and the resign confirmation")
+    page.click("resign-no")
+    s = play_hints_to_end(page, game)
+    other += run_axe(page, f"a game over ({s.status})")
+    page.driver.get(page.url + "#/analyze?row=3,1,4,1,5&variant=two-ends")
+    page.wait_js("the analysis board", "return document.querySelectorAll('#ranges button.move').length")
+    other += run_axe(page, "the analysis board")
+    page.driver.get(page.url + "#/analyze?row=3,x")
+    page.wait_js("the bad-row message", "return document.getElementById('verdict').className === 'error'")
+    other += run_axe(page, "a bad analysis address")
+    return f"no serious or critical violation in 5 states ({other} minor or moderate)"
+
+
+ANALYSIS_JS = """
+const q = (s) => document.querySelector(s);
+const text = (e) => (e ? (e.innerText || e.textContent || '').trim() : null);
+return JSON.stringify({
+  hash: location.hash,
+  visible: !q('#analysis').hidden && q('#game').hidden,
+  verdict: text(q('#verdict')),
+  verdictClass: q('#verdict').className,
+  last: text(q('#an-last')),
+  ranges: Array.from(document.querySelectorAll('#ranges li.range')).map((li) => ({
+    win: li.classList.contains('win'),
+    head: text(li.querySelector('.range-head')),
+    moves: Array.from(li.querySelectorAll('button.move'))
+      .map((b) => [b.dataset.side, b.dataset.take, text(b)]),
+  })),
+  piles: Array.from(document.querySelectorAll('#an-board .pile')).map((e) => e.dataset.size),
+  step: !q('#bot-step').disabled,
+});
+"""
+
+VERDICT_RE = re.compile(r"the player to move (wins|loses) in (\d+) (?:ply|plies) with perfect play")
+
+
+def analysis_state(page):
+    return json.loads(page.js(ANALYSIS_JS))
+
+
+def hash_row(hash_):
+    m = re.search(r"[?&]row=([^&]*)", hash_)
+    return tuple(int(w) for w in m.group(1).split(",") if w) if m else None
+
+
+def wait_analysis(page, row, variant):
+    """Waits for the board at `row` and checks it against the solver: the
+    verdict with its remoteness, every legal move exactly once, grouped
+    into ranges of one outcome each, with a remoteness linear in the stones
+    left, best first. Returns the state."""
+    row = tuple(row)
+
+    def ready(_):
+        a = analysis_state(page)
+        return a if a["visible"] and hash_row(a["hash"]) == row and VERDICT_RE.search(a["verdict"] or "") and a["ranges"] else None
+
+    try:
+        a = WebDriverWait(page.driver, WAIT, poll_frequency=POLL).until(lambda d: ready(d))
+    except TimeoutException:
+        raise AssertionError(f"timed out waiting for the analysis of {row}: {analysis_state(page)}") from None
+    r = remoteness(row, variant)
+    m = VERDICT_RE.search(a["verdict"])
+    assert (m.group(1), int(m.group(2))) == ("wins" if r % 2 else "loses", r), (
+        f"verdict {a['verdict']!r} on {row}; the solver: remoteness {r}"
+    )
+    assert a["piles"] == [str(x) for x in row], f"the board shows {a['piles']}, the address {row}"
+    assert a["verdictClass"] == ("win" if r % 2 else "loss"), f"verdict class {a['verdictClass']}"
+    g = Game(list(row), variant)
+    legal = {normalize(g, s_, t) for s_, t in g.legal_moves()}
+    seen = []
+    keys = []
+    for rng in a["ranges"]:
+        pts = []
+        for side, take, text in rng["moves"]:
+            take = int(take)
+            after = _apply_sizes(row, side, take)
+            ra = remoteness(after, variant)
+            want = f"{side} {take}: {move_outcome(ra)}"
+            assert text == want, f"move button {text!r} on {row}; the solver: {want!r}"
+            assert (ra % 2 == 0) == rng["win"], f"range {rng['head']!r} mixes outcomes: {text}"
+            left = (row[0] if side == "L" else row[-1]) - take
+            pts.append((left, ra))
+            seen.append(normalize(g, side, take))
+        assert pts, f"an empty range: {rng}"
+        # Linear in the stones left, and listed best first.
+        if len(pts) >= 3:
+            (x0, y0), (x1, y1) = pts[0], pts[1]
+            for x, y in pts[2:]:
+                assert (y - y0) * (x1 - x0) == (y1 - y0) * (x - x0), f"range {rng['head']!r} is not linear: {pts}"
+        key_of = lambda p: (0, p[1]) if rng["win"] else (1, -p[1])
+        assert [key_of(p) for p in pts] == sorted(key_of(p) for p in pts), f"range {rng['head']!r} not best first: {pts}"
+        keys.append(key_of(pts[0]))
+    assert sorted(seen) == sorted(legal) and len(seen) == len(legal), (
+        f"the moves listed on {row} are not the legal moves once each: {sorted(seen)} vs {sorted(legal)}"
+    )
+    assert keys == sorted(keys), f"the ranges on {row} are not best first: {keys}"
+    return a
+
+
+def scenario_analysis(page):
+    """The analysis board from its address: verdict and grouped moves as
+    the solver has them; a click on a move goes there, back comes back; the
+    leftmost variant; bad addresses say what is wrong; a game's position
+    links to it."""
+    page.open()
+    row, variant = (3, 1, 4, 1, 5), TWO_ENDS
+    page.driver.get(page.url + "#/analyze?row=3,1,4,1,5&variant=two-ends")
+    a = wait_analysis(page, row, variant)
+    # A move of the second range (or the first): click it.
+    rng = a["ranges"][1] if len(a["ranges"]) > 1 else a["ranges"][0]
+    side, take, _ = rng["moves"][0]
+    page.driver.find_element(By.CSS_SELECTOR, f'#ranges button.move[data-side="{side}"][data-take="{take}"]').click()
+    after = _apply_sizes(row, side, int(take))
+    wait_analysis(page, after, variant)
+    page.driver.back()
+    wait_analysis(page, row, variant)
+    # The leftmost variant: left moves only.
+    page.driver.get(page.url + "#/analyze?row=3,2,2,1,3&variant=leftmost")
+    wait_analysis(page, (3, 2, 2, 1, 3), LEFTMOST)
+    # Bad addresses: a clear message, never a blank page.
+    for bad, words in (
+        ("#/analyze?row=3,x,4", "not a whole number"),
+        ("#/analyze?row=3,0,4", "is 0"),
+        ("#/analyze?variant=two-ends", "no row"),
+        ("#/analyze?row=1,2&variant=sideways", "variant"),
+    ):
+        page.driver.get(page.url + bad)
+        got = page.wait_js(
+            f"the message for {bad}",
+            "const v = document.getElementById('verdict');"
+            "return !document.getElementById('analysis').hidden && v.className === 'error' && v.textContent.includes(arguments[0]) ? v.textContent : null",
+            words,
+        )
+    # From a game: its position's link.
+    game = Game([3, 1, 4, 1, 5], TWO_ENDS)
+    page.open()
+    page.start(game.sizes(), TWO_ENDS, "first")
+    wait_start(page, game, "first")
+    moves = page.hints(game)
+    play_turn(page, game, *moves[0])
+    page.click("analyze-link")
+    wait_analysis(page, game.sizes(), TWO_ENDS)
+    page.driver.back()
+    s = page.wait_for("the game again after back", lambda s: s if s.says("your move") and s.piles == game.piles else None)
+    check_page(s, game)
+    return f"{len(a['ranges'])} ranges on {row}, click and back, leftmost, 4 bad addresses, a game's link"
+
+
+def scenario_botbot(page):
+    """Bot against bot on the analysis board, one step per click: every
+    step is a perfect move (the solver's remoteness drops by one), and the
+    game lasts exactly the remoteness of the start."""
+    row, variant = (2, 3, 1, 4, 2), TWO_ENDS
+    page.open()
+    page.driver.get(page.url + "#/analyze?row=2,3,1,4,2&variant=two-ends")
+    wait_analysis(page, row, variant)
+    start = remoteness(row, variant)
+    steps = 0
+    while row:
+        page.click("bot-step")
+        steps += 1
+        assert steps <= start, f"more steps than the remoteness {start}"
+        a = page.wait_js(
+            "the position after the bot's step",
+            "const h = location.hash; return h.includes('row=') && h !== arguments[0] ? h : null",
+            f"#/analyze?row={','.join(map(str, row))}&variant={variant}",
+        )
+        nxt = hash_row(a)
+        g = Game(list(row), variant)
+        children = {}
+        for s_, t in g.legal_moves():
+            children.setdefault(_apply_sizes(row, s_, t), []).append((s_, t))
+        assert nxt in children, f"{nxt} is not a position after one move from {row}"
+        assert remoteness(nxt, variant) == remoteness(row, variant) - 1, (
+            f"the bot's step {children[nxt]} on {row} is not perfect: remoteness {remoteness(row, variant)} -> {remoteness(nxt, variant)}"
+        )
+        if nxt:
+            st = wait_analysis(page, nxt, variant)
+            said = [f"the bot played {side} {take}" for side, take in children[nxt]]
+            assert any(w in (st["last"] or "") for w in said), f"#an-last says {st['last']!r}, not {said[0]!r}"
+        row = nxt
+    page.wait_js(
+        "the end of the game on the board",
+        "return document.getElementById('verdict').textContent.includes('no stones left')",
+    )
+    assert steps == start, f"the bots played {steps} plies, the remoteness was {start}"
+    return f"{steps} perfect plies = the remoteness of (2, 3, 1, 4, 2)"
 
 
 def scenario_server_down(page):
@@ -496,8 +1111,14 @@ def main():
     parser.add_argument("--url", required=True, help="the page, e.g. http://127.0.0.1:PORT/")
     parser.add_argument("--screenshot", help="save a screenshot of a game in progress here")
     parser.add_argument("--expect-down", action="store_true", help="the server-stopped scenario")
-    parser.add_argument("--only", help="run only this scenario (won, blunder, illegal, reload)")
+    parser.add_argument("--only", help="run only these scenarios (comma-separated names)")
+    parser.add_argument(
+        "--require-game-remoteness",
+        action="store_true",
+        help="fail when a game's status or move list shows no remoteness (a server that fills them)",
+    )
     args = parser.parse_args()
+    REQUIRE_GAME_REMOTENESS[0] = args.require_game_remoteness
 
     if args.expect_down:
         scenarios = [("server_down", scenario_server_down)]
@@ -507,9 +1128,17 @@ def main():
             ("blunder", scenario_blunder),
             ("illegal", scenario_illegal),
             ("reload", scenario_reload),
+            ("remoteness", scenario_remoteness),
+            ("keyboard", scenario_keyboard),
+            ("long_row", scenario_long_row),
+            ("phone", scenario_phone),
+            ("axe", scenario_axe),
+            ("analysis", scenario_analysis),
+            ("botbot", scenario_botbot),
         ]
         if args.only:
-            scenarios = [(n, f) for n, f in scenarios if n == args.only]
+            names = args.only.split(",")
+            scenarios = [(n, f) for n, f in scenarios if n in names]
 
     driver = make_driver()
     passed = failed = 0

@@ -23,6 +23,8 @@ export interface Position {
   moverWins: boolean;
   /** The state token, to continue from this position. */
   token: Uint8Array;
+  /** With analysis, on a small enough position: its remoteness for the player to move. */
+  remoteness: bigint | null;
 }
 
 /** One move played, as the move list shows it. */
@@ -34,6 +36,10 @@ export interface PlayedEntry {
   take: bigint;
   remaining: bigint;
   blunder: boolean;
+  /** With analysis: the remoteness of the position the move was played from (for its mover). */
+  remBefore: bigint | null;
+  /** With analysis: the remoteness of the position it left (for the player then to move). */
+  remAfter: bigint | null;
 }
 
 /** How a game ended. */
@@ -57,6 +63,11 @@ export interface Game {
 export function parseRow(text: string): bigint[] {
   const words = text.split(/[\s,;]+/).filter((w) => w !== "");
   if (words.length === 0) throw new Error("the row is empty: enter pile sizes separated by spaces");
+  return parseWords(words);
+}
+
+/** Checks and converts pile sizes, one per word. */
+export function parseWords(words: string[]): bigint[] {
   if (words.length > MAX_PILES) {
     throw new Error(`the row has ${words.length} piles; at most ${MAX_PILES} are allowed`);
   }
@@ -130,10 +141,59 @@ export function describeMove(side: Side, take: bigint): string {
   return `${sideLetter(side)} ${take} (take ${take} from the ${where})`;
 }
 
-/** "1. you: L 3" or "2. bot: R 1 (blunder)". */
+/** "7 plies" / "1 ply". */
+export function plies(n: bigint): string {
+  return `${n} ${n === 1n ? "ply" : "plies"}`;
+}
+
+/** For the player to move at a position of remoteness r: "win in 7" or "lose in 12". */
+export function outcomeIn(r: bigint): string {
+  return `${r % 2n === 1n ? "win" : "lose"} in ${r}`;
+}
+
+/**
+ * For the player who makes a move that leaves remoteness r (for the
+ * opponent): the game lasts this move and r more plies, won by the mover
+ * exactly when r is even. "win in 7" or "lose in 12".
+ */
+export function moveOutcome(rAfter: bigint): string {
+  return `${rAfter % 2n === 0n ? "win" : "lose"} in ${rAfter + 1n}`;
+}
+
+/** moveOutcome with its unit: "win in 7 plies", "win in 1 ply". */
+export function moveOutcomePlies(rAfter: bigint): string {
+  return `${moveOutcome(rAfter)} ${rAfter + 1n === 1n ? "ply" : "plies"}`;
+}
+
+/**
+ * What a move did with perfect play after it, from its mover's view: "win
+ * in 7" when it kept the outcome and the length, "win in 7 → lose in 12"
+ * when it changed them; "" without analysis.
+ */
+export function moveCost(e: PlayedEntry): string {
+  if (e.remAfter === null) return "";
+  const after = moveOutcome(e.remAfter);
+  if (e.remBefore === null) return after;
+  const before = outcomeIn(e.remBefore);
+  return before === after ? after : `${before} → ${after}`;
+}
+
+/** "perfect play: you win in 7 plies" for the human to move at remoteness r; "" at the end. */
+export function perfectPlayText(r: bigint | null): string {
+  if (r === null || r === 0n) return "";
+  return r % 2n === 1n ? `perfect play: you win in ${plies(r)}` : `perfect play: the bot wins in ${plies(r)}`;
+}
+
+/** "1. you: L 3 — win in 7" or "2. bot: R 1 (blunder) — win in 7 → lose in 12". */
 export function moveText(e: PlayedEntry, human: Seat): string {
   const who = e.by === human ? "you" : "bot";
-  return `${e.n}. ${who}: ${sideLetter(e.side)} ${e.take}${e.blunder ? " (blunder)" : ""}`;
+  const cost = moveCost(e);
+  return `${e.n}. ${who}: ${sideLetter(e.side)} ${e.take}${e.blunder ? " (blunder)" : ""}${cost ? ` — ${cost}` : ""}`;
+}
+
+/** "bot took 2 from the right". */
+export function tookText(who: string, side: Side, take: bigint): string {
+  return `${who} took ${take} from the ${side === Side.RIGHT ? "right" : "left"}`;
 }
 
 /** The game-over text: "you won: …" or "you lost: …". */
@@ -198,9 +258,11 @@ interface StoredGame {
     rightSize: string;
     moverWins: boolean;
     token: string;
+    /** The remoteness, absent when unknown. */
+    rem?: string;
   };
-  /** [n, by, side, take, remaining, blunder 0/1] per move. */
-  moves: [number, number, number, string, string, number][];
+  /** [n, by, side, take, remaining, blunder 0/1, remoteness before, after ("" when unknown)] per move. */
+  moves: [number, number, number, string, string, number, string?, string?][];
   over: [number, number] | null;
 }
 
@@ -220,11 +282,25 @@ export function serializeGame(g: Game): string {
       rightSize: g.pos.rightSize.toString(),
       moverWins: g.pos.moverWins,
       token: toBase64(g.pos.token),
+      ...(g.pos.remoteness === null ? {} : { rem: g.pos.remoteness.toString() }),
     },
-    moves: g.moves.map((m) => [m.n, m.by, m.side, m.take.toString(), m.remaining.toString(), m.blunder ? 1 : 0]),
+    moves: g.moves.map((m) => [
+      m.n,
+      m.by,
+      m.side,
+      m.take.toString(),
+      m.remaining.toString(),
+      m.blunder ? 1 : 0,
+      m.remBefore?.toString() ?? "",
+      m.remAfter?.toString() ?? "",
+    ]),
     over: g.over ? [g.over.winner, g.over.reason] : null,
   };
   return JSON.stringify(s);
+}
+
+function optBig(text: string | undefined): bigint | null {
+  return text === undefined || text === "" ? null : BigInt(text);
 }
 
 /** Reads a stored game; null when absent or unreadable. */
@@ -244,6 +320,7 @@ export function deserializeGame(text: string | null): Game | null {
       rightSize: BigInt(p.rightSize),
       moverWins: p.moverWins,
       token: fromBase64(p.token),
+      remoteness: optBig(p.rem),
     };
     if (!(pos.firstPile >= 0 && pos.lastPile < row.length && pos.firstPile <= pos.lastPile)) return null;
     return {
@@ -252,13 +329,15 @@ export function deserializeGame(text: string | null): Game | null {
       seat: s.seat === "second" ? "second" : "first",
       strength: s.strength,
       pos,
-      moves: s.moves.map(([n, by, side, take, remaining, blunder]) => ({
+      moves: s.moves.map(([n, by, side, take, remaining, blunder, before, after]) => ({
         n,
         by: by as Seat,
         side: side as Side,
         take: BigInt(take),
         remaining: BigInt(remaining),
         blunder: blunder === 1,
+        remBefore: optBig(before),
+        remAfter: optBig(after),
       })),
       over: s.over ? { winner: s.over[0] as Seat, reason: s.over[1] as EndReason } : null,
     };

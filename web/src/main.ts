@@ -2,6 +2,18 @@
 // PlayStep and SuggestMove calls.
 
 import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  type AnalyzeRoute,
+  analyzeHash,
+  applyMove,
+  isAnalyzeHash,
+  parseAnalyzeHash,
+  rangeBest,
+  rangeMoves,
+  rangeSize,
+  remAt,
+} from "./analysis";
 import { callOptions, describeError, makeClient } from "./api";
 import {
   type Game,
@@ -17,17 +29,23 @@ import {
   isOver,
   liveCount,
   liveRow,
+  moveOutcome,
+  moveOutcomePlies,
   moveText,
   parseRow,
   parseTake,
+  perfectPlayText,
+  plies,
   randomRow,
   seatOf,
   serializeGame,
   shortSize,
   sizeAt,
+  tookText,
 } from "./game";
 import {
   type GameState,
+  type SuggestMoveResponse,
   type PlayStepRequest,
   PlayStepRequestSchema,
   Seat,
@@ -54,6 +72,8 @@ const seatSel = $<HTMLSelectElement>("seat");
 const strengthInput = $<HTMLInputElement>("strength");
 const startBtn = $<HTMLButtonElement>("start");
 const tokenInput = $<HTMLInputElement>("token");
+const setupSection = $<HTMLElement>("setup");
+const gameSection = $<HTMLElement>("game");
 const statusEl = $<HTMLElement>("status");
 const board = $<HTMLElement>("board");
 const takeInput = $<HTMLInputElement>("take");
@@ -61,8 +81,19 @@ const takeLeft = $<HTMLButtonElement>("take-left");
 const takeRight = $<HTMLButtonElement>("take-right");
 const hintBtn = $<HTMLButtonElement>("hint");
 const resignBtn = $<HTMLButtonElement>("resign");
+const resignConfirm = $<HTMLElement>("resign-confirm");
+const resignYes = $<HTMLButtonElement>("resign-yes");
+const resignNo = $<HTMLButtonElement>("resign-no");
+const analyzeLink = $<HTMLAnchorElement>("analyze-link");
 const hintsEl = $<HTMLElement>("hints");
 const movesEl = $<HTMLOListElement>("moves");
+const analysisSection = $<HTMLElement>("analysis");
+const verdictEl = $<HTMLElement>("verdict");
+const anBoard = $<HTMLElement>("an-board");
+const botStepBtn = $<HTMLButtonElement>("bot-step");
+const anPlayBtn = $<HTMLButtonElement>("an-play");
+const anLastEl = $<HTMLElement>("an-last");
+const rangesEl = $<HTMLOListElement>("ranges");
 
 // ---- storage ---------------------------------------------------------------
 
@@ -118,6 +149,7 @@ function restoreForm(): void {
 /** A token in the URL (`#token=…` or `?token=…`) is taken and removed from the address. */
 function takeTokenFromUrl(): void {
   const url = new URL(window.location.href);
+  if (isAnalyzeHash(url.hash)) return;
   const fromHash = new URLSearchParams(url.hash.replace(/^#/, "")).get("token");
   const fromQuery = url.searchParams.get("token");
   const token = fromHash ?? fromQuery;
@@ -140,16 +172,41 @@ let game: Game | null = null;
 let running: AbortController | null = null;
 /** Bumped by every new call, so that the events of an abandoned one are ignored. */
 let generation = 0;
+/** The bot's latest move, marked on the board until the human moves. */
+let lastBot: { index: number; side: Side; removed: boolean } | null = null;
+/** Piles of the hidden middle shown after clicks on `.elided`, per board. */
+const revealed = new Map<HTMLElement, number>();
 
-function setStatus(text: string, kind: "info" | "error" | "end" = "info"): void {
+type StatusKind = "info" | "error" | "won" | "lost";
+
+function setStatus(text: string, kind: StatusKind = "info"): void {
   statusEl.textContent = text;
-  statusEl.className = kind;
+  statusEl.className = kind === "won" || kind === "lost" ? `end ${kind}` : kind;
 }
 
+function endKind(g: Game): StatusKind {
+  const over = g.over ?? endingFromPosition(g);
+  return over.winner === seatOf(g.seat) ? "won" : "lost";
+}
+
+/** The status between calls: the ending, or whose move it is (with the bot's last move and the remoteness). */
 function turnStatus(g: Game): string {
   if (isOver(g)) return endingText(g.over ?? endingFromPosition(g), seatOf(g.seat));
-  if (isHumanTurn(g)) return "your move";
+  if (isHumanTurn(g)) {
+    const last = g.moves[g.moves.length - 1];
+    const parts: string[] = [];
+    parts.push(
+      last && last.by !== seatOf(g.seat) ? `${tookText("bot", last.side, last.take)} — your move` : "your move",
+    );
+    const rem = perfectPlayText(g.pos.remoteness);
+    if (rem) parts.push(rem);
+    return parts.join("; ");
+  }
   return "waiting for the bot: make any move request to continue";
+}
+
+function showTurnStatus(g: Game): void {
+  setStatus(turnStatus(g), isOver(g) ? endKind(g) : "info");
 }
 
 function updateControls(): void {
@@ -159,19 +216,31 @@ function updateControls(): void {
   takeRight.disabled = !myTurn || game?.variant === "leftmost";
   hintBtn.disabled = !myTurn;
   resignBtn.disabled = !myTurn;
+  if (!myTurn) hideResignConfirm();
   document.body.classList.toggle("busy", busy);
+  const g = game;
+  const live = g ? liveRow(g.row, g.pos) : [];
+  if (g && live.length > 0 && live.length <= MAX_LINK_PILES) {
+    analyzeLink.href = analyzeHash(live, g.variant);
+    analyzeLink.hidden = false;
+  } else {
+    analyzeLink.hidden = true;
+  }
 }
+
+/** Rows longer than this get no analysis link (the address would be huge). */
+const MAX_LINK_PILES = 5000;
 
 // ---- drawing ---------------------------------------------------------------
 
-/** Piles drawn at each end of a long row; the middle becomes an ellipsis. */
-const END_WINDOW = 60;
-/** Up to this many live piles are drawn in one window; more are split in two. */
-const FIT_WIDE = 18;
 /** Stones drawn in the tallest stack; larger piles are capped. */
 const MAX_STONES = 12;
+/** Piles shown per click on `.elided`. */
+const REVEAL_STEP = 200;
 
-function pileElement(g: Game, index: number, size: bigint, end: "left" | "right" | "both" | null): HTMLElement {
+type End = "left" | "right" | "both" | null;
+
+function pileElement(index: number, size: bigint, end: End, clickable: boolean): HTMLElement {
   const pile = document.createElement("div");
   pile.className = "pile";
   pile.dataset.index = String(index);
@@ -182,7 +251,6 @@ function pileElement(g: Game, index: number, size: bigint, end: "left" | "right"
   const capped = size > BigInt(MAX_STONES);
   const shown = capped ? MAX_STONES : Number(size);
   if (capped) stack.classList.add("capped");
-  const clickable = end !== null && running === null && isHumanTurn(g);
   for (let k = shown; k >= 1; k--) {
     // Stone k counted from the bottom; taking it takes every stone above it.
     const stone = document.createElement("span");
@@ -213,11 +281,78 @@ function takeForCapped(size: bigint, k: number): bigint {
   return t < 1n ? 1n : t;
 }
 
-function gapElement(hidden: number): HTMLElement {
-  const gap = document.createElement("div");
-  gap.className = "gap";
-  gap.textContent = `… ${hidden.toLocaleString("en-US")} more piles …`;
-  return gap;
+/** The width a pile takes on the board, estimated from its label (px, with the gap). */
+function pileWidth(size: bigint): number {
+  return Math.max(44, shortSize(size).length * 8 + 10) + 6;
+}
+
+/** The width kept for `.elided`. */
+const ELIDED_WIDTH = 150;
+
+/**
+ * Draws a row of `count` piles (position k is original index first + k,
+ * size sizeOf(k)) into `into`: every pile when they fit on one line,
+ * else as many at each end as fit with an `.elided` button between them
+ * that says how many piles it hides and shows them when clicked. Nothing
+ * is clipped: the line wraps when the estimate is off.
+ */
+function drawRow(
+  into: HTMLElement,
+  first: number,
+  count: number,
+  sizeOf: (k: number) => bigint,
+  endOf: (k: number) => End,
+  clickable: (k: number) => boolean,
+): void {
+  const pileAt = (k: number) => pileElement(first + k, sizeOf(k), endOf(k), clickable(k));
+  const avail = Math.max(200, into.clientWidth - 16);
+  let used = 0;
+  let fitsAll = true;
+  for (let k = 0; k < count; k++) {
+    used += pileWidth(sizeOf(k));
+    if (used > avail) {
+      fitsAll = false;
+      break;
+    }
+  }
+  const extra = revealed.get(into) ?? 0;
+  if (fitsAll || count <= 2) {
+    for (let k = 0; k < count; k++) into.append(pileAt(k));
+    return;
+  }
+  // Alternate ends, the left one first, while both ends and `.elided` fit.
+  let left = 0;
+  let right = 0;
+  used = ELIDED_WIDTH;
+  while (left + right < count - 1) {
+    const k = left <= right ? left : count - 1 - right;
+    const w = pileWidth(sizeOf(k));
+    if (used + w > avail && left > 0 && right > 0) break;
+    used += w;
+    if (left <= right) left++;
+    else right++;
+  }
+  left = Math.min(count - right, left + extra);
+  const hidden = count - left - right;
+  for (let k = 0; k < left; k++) into.append(pileAt(k));
+  if (hidden > 0) into.append(elidedElement(into, hidden));
+  for (let k = count - right; k < count; k++) into.append(pileAt(k));
+}
+
+function elidedElement(owner: HTMLElement, hidden: number): HTMLElement {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "elided";
+  b.dataset.hidden = String(hidden);
+  const n = hidden.toLocaleString("en-US");
+  b.textContent = `… ${n} pile${hidden === 1 ? "" : "s"} …`;
+  b.title = hidden > REVEAL_STEP ? `show ${REVEAL_STEP} more of the ${n} hidden piles` : `show the ${n} hidden piles`;
+  b.addEventListener("click", () => {
+    revealed.set(owner, (revealed.get(owner) ?? 0) + REVEAL_STEP);
+    if (owner === board) drawBoard();
+    else drawAnalysisBoard();
+  });
+  return b;
 }
 
 function drawBoard(): void {
@@ -226,45 +361,48 @@ function drawBoard(): void {
   if (!g) return;
   const p = g.pos;
   const n = liveCount(p);
+  const mark = lastBot;
   if (n === 0) {
+    if (mark) board.append(ghostElement(mark.index));
     const empty = document.createElement("div");
     empty.className = "empty";
     empty.textContent = "no stones left";
     board.append(empty);
     return;
   }
-  const endOf = (i: number): "left" | "right" | "both" | null => {
-    if (p.firstPile === p.lastPile) return "both";
-    if (i === p.firstPile) return "left";
-    if (i === p.lastPile && g.variant === "two-ends") return "right";
+  const endOf = (k: number): End => {
+    if (n === 1) return "both";
+    if (k === 0) return "left";
+    if (k === n - 1 && g.variant === "two-ends") return "right";
     return null;
   };
-  const pileAt = (i: number) => pileElement(g, i, sizeAt(g.row, p, i), endOf(i));
-  if (n <= FIT_WIDE) {
-    const all = windowElement("all");
-    for (let i = p.firstPile; i <= p.lastPile; i++) all.append(pileAt(i));
-    board.append(all);
-    return;
+  const canMove = running === null && isHumanTurn(g);
+  if (mark?.removed && mark.side === Side.LEFT) board.append(ghostElement(mark.index));
+  drawRow(
+    board,
+    p.firstPile,
+    n,
+    (k) => sizeAt(g.row, p, p.firstPile + k),
+    endOf,
+    (k) => canMove && endOf(k) !== null,
+  );
+  if (mark?.removed && mark.side === Side.RIGHT) board.append(ghostElement(mark.index));
+  if (mark && !mark.removed) {
+    board.querySelector<HTMLElement>(`.pile[data-index="${mark.index}"]`)?.classList.add("last-move");
   }
-  // Two windows, each scrolling on its own, so both end piles stay in view.
-  const shown = Math.min(n, 2 * END_WINDOW);
-  const leftCount = Math.ceil(shown / 2);
-  const rightCount = shown - leftCount;
-  const left = windowElement("left");
-  const right = windowElement("right");
-  for (let i = p.firstPile; i < p.firstPile + leftCount; i++) left.append(pileAt(i));
-  for (let i = p.lastPile - rightCount + 1; i <= p.lastPile; i++) right.append(pileAt(i));
-  board.append(left);
-  if (n > shown) board.append(gapElement(n - shown));
-  board.append(right);
-  left.scrollLeft = 0;
-  right.scrollLeft = right.scrollWidth;
 }
 
-function windowElement(which: "all" | "left" | "right"): HTMLElement {
-  const w = document.createElement("div");
-  w.className = `window ${which}`;
-  return w;
+/** Where the bot emptied a pile: an empty place, marked `.last-move`. */
+function ghostElement(index: number): HTMLElement {
+  const ghost = document.createElement("div");
+  ghost.className = "ghost last-move";
+  ghost.dataset.index = String(index);
+  ghost.title = `pile ${index + 1}: emptied by the bot`;
+  const label = document.createElement("div");
+  label.className = "count";
+  label.textContent = "0";
+  ghost.append(label);
+  return ghost;
 }
 
 function moveItem(e: PlayedEntry, human: Seat): HTMLLIElement {
@@ -272,6 +410,7 @@ function moveItem(e: PlayedEntry, human: Seat): HTMLLIElement {
   li.textContent = moveText(e, human);
   li.classList.add(e.by === human ? "you" : "bot");
   if (e.blunder) li.classList.add("blunder");
+  if (e.remAfter !== null) li.title = `remoteness left: ${plies(e.remAfter)}`;
   return li;
 }
 
@@ -290,7 +429,18 @@ function redraw(): void {
   updateControls();
 }
 
+/** Scrolls the status and the board into view when the board is not wholly in it. */
+function showBoard(): void {
+  if (gameSection.hidden) return;
+  const r = board.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) statusEl.scrollIntoView({ block: "start" });
+}
+
 // ---- applying server events ------------------------------------------------
+
+function optRem(r: { plies: string } | undefined): bigint | null {
+  return r && /^\d+$/.test(r.plies) ? BigInt(r.plies) : null;
+}
 
 function positionOf(s: GameState): Position {
   return {
@@ -302,6 +452,7 @@ function positionOf(s: GameState): Position {
     rightSize: s.rightSize,
     moverWins: s.moverWins,
     token: s.stateToken,
+    remoteness: optRem(s.remoteness),
   };
 }
 
@@ -315,10 +466,19 @@ function applyState(g: Game, s: GameState): void {
       take: lm.move.take,
       remaining: lm.move.remaining,
       blunder: lm.blunder,
+      remBefore: optRem(lm.remotenessBefore),
+      remAfter: optRem(lm.move.remotenessAfter),
     };
     g.moves.push(entry);
     movesEl.append(moveItem(entry, seatOf(g.seat)));
     movesEl.lastElementChild?.scrollIntoView({ block: "nearest" });
+    if (lm.by === seatOf(g.seat)) {
+      lastBot = null;
+    } else {
+      // The pile the bot took from, in the original row.
+      const index = lm.move.side === Side.RIGHT ? g.pos.lastPile : g.pos.firstPile;
+      lastBot = { index, side: lm.move.side, removed: lm.move.remaining === 0n };
+    }
   }
   g.pos = positionOf(s);
   drawBoard();
@@ -343,12 +503,14 @@ async function playStep(g: Game, req: PlayStepRequest, isStart: boolean): Promis
   setStatus("bot is thinking…");
   updateControls();
   let rejected: string | null = null;
+  let botMoved = false;
   try {
     for await (const ev of client.playStep(req, callOptions(tokenInput.value, ctl.signal))) {
       if (my !== generation) return;
       switch (ev.event.case) {
         case "state":
           applyState(g, ev.event.value);
+          if (ev.event.value.lastMove && ev.event.value.lastMove.by !== seatOf(g.seat)) botMoved = true;
           if (!isOver(g) && !isHumanTurn(g)) setStatus("bot is thinking…");
           break;
         case "rejected":
@@ -365,7 +527,7 @@ async function playStep(g: Game, req: PlayStepRequest, isStart: boolean): Promis
     if (rejected !== null) {
       setStatus(`move rejected: ${rejected}; still your move`, "error");
     } else {
-      setStatus(turnStatus(g), isOver(g) ? "end" : "info");
+      showTurnStatus(g);
     }
   } catch (e) {
     if (my !== generation) return;
@@ -378,7 +540,18 @@ async function playStep(g: Game, req: PlayStepRequest, isStart: boolean): Promis
       running = null;
       drawBoard();
       updateControls();
+      if (isStart || botMoved) showBoard();
+      keepFocus();
     }
+  }
+}
+
+/** A control that was disabled while the call ran lost the focus: give it to the take box. */
+function keepFocus(): void {
+  const a = document.activeElement;
+  if (gameSection.hidden) return;
+  if (a === null || a === document.body || (a instanceof HTMLButtonElement && a.disabled)) {
+    if (game && isHumanTurn(game)) takeInput.focus({ preventScroll: true });
   }
 }
 
@@ -412,11 +585,14 @@ function startGame(): void {
       rightSize: row[row.length - 1],
       moverWins: false,
       token: new Uint8Array(0),
+      remoteness: null,
     },
     moves: [],
     over: null,
   };
   game = g;
+  lastBot = null;
+  revealed.delete(board);
   // Until the server answers there is no game to come back to.
   store(KEY_GAME, null);
   takeInput.value = "1";
@@ -462,8 +638,24 @@ function sendMove(side: Side): void {
   void playStep(g, req, false);
 }
 
+function askResign(): void {
+  const g = game;
+  if (!g || running || !isHumanTurn(g)) return;
+  resignConfirm.hidden = false;
+  resignBtn.hidden = true;
+  resignNo.focus();
+}
+
+function hideResignConfirm(): void {
+  const hadFocus = resignConfirm.contains(document.activeElement);
+  resignConfirm.hidden = true;
+  resignBtn.hidden = false;
+  if (hadFocus && !resignBtn.disabled) resignBtn.focus();
+}
+
 function resign(): void {
   const g = game;
+  hideResignConfirm();
   if (!g || running || !isHumanTurn(g)) return;
   const req = create(PlayStepRequestSchema, {
     step: {
@@ -478,6 +670,31 @@ function resign(): void {
   void playStep(g, req, false);
 }
 
+/** SuggestMove with the remoteness; without it when the server finds that too costly. */
+async function suggest(
+  row: bigint[],
+  variant: VariantName,
+  signal: AbortSignal,
+): Promise<{ res: SuggestMoveResponse; remNote: string }> {
+  const base = {
+    piles: row,
+    variant: variant === "leftmost" ? Variant.LEFTMOST : Variant.TWO_ENDS,
+    strength: 1,
+  };
+  try {
+    const res = await client.suggestMove(
+      create(SuggestMoveRequestSchema, { ...base, wantRemoteness: true }),
+      callOptions(tokenInput.value, signal),
+    );
+    return { res, remNote: "" };
+  } catch (e) {
+    const err = ConnectError.from(e);
+    if (err.code !== Code.ResourceExhausted || !/remoteness/i.test(err.rawMessage)) throw e;
+    const res = await client.suggestMove(create(SuggestMoveRequestSchema, base), callOptions(tokenInput.value, signal));
+    return { res, remNote: "remoteness not shown: too costly for this server on a row this long" };
+  }
+}
+
 async function hint(): Promise<void> {
   const g = game;
   if (!g || running || !isHumanTurn(g)) return;
@@ -487,21 +704,39 @@ async function hint(): Promise<void> {
   updateControls();
   hintsEl.textContent = "thinking…";
   try {
-    const res = await client.suggestMove(
-      create(SuggestMoveRequestSchema, {
-        piles: liveRow(g.row, g.pos),
-        variant: g.variant === "leftmost" ? Variant.LEFTMOST : Variant.TWO_ENDS,
-      }),
-      callOptions(tokenInput.value, ctl.signal),
-    );
+    const { res, remNote } = await suggest(liveRow(g.row, g.pos), g.variant, ctl.signal);
     if (my !== generation) return;
+    hintsEl.replaceChildren();
+    const head = document.createElement("p");
+    const list = document.createElement("ul");
+    list.className = "hint-list";
+    const item = (side: Side, take: bigint, remAfter: bigint | null): HTMLLIElement => {
+      const li = document.createElement("li");
+      li.textContent = describeMove(side, take) + (remAfter === null ? "" : `: ${moveOutcomePlies(remAfter)}`);
+      return li;
+    };
+    const rem = optRem(res.remoteness);
     if (res.winningMoves.length === 0) {
-      hintsEl.textContent = "every move loses";
+      head.textContent = `every move loses${rem === null ? "" : ` (perfect play: the bot wins in ${plies(rem)})`}`;
+      const top = res.moveRanges[0];
+      if (top) {
+        const left = rangeBest(top);
+        const pile = top.side === Side.RIGHT ? g.pos.rightSize : g.pos.leftSize;
+        head.textContent += "; the longest resistance:";
+        list.append(item(top.side, pile - left, remAt(top, left)));
+      }
     } else {
-      const list = res.winningMoves.map((m) => describeMove(m.side, m.take));
-      hintsEl.textContent = `winning move${list.length === 1 ? "" : "s"}: ${list.join(", ")}`;
+      const n = res.winningMoves.length;
+      head.textContent = `winning move${n === 1 ? "" : "s"}:`;
+      for (const m of res.winningMoves) list.append(item(m.side, m.take, optRem(m.remotenessAfter)));
     }
-    setStatus("your move");
+    hintsEl.append(head, list);
+    if (remNote) {
+      const note = document.createElement("p");
+      note.textContent = remNote;
+      hintsEl.append(note);
+    }
+    showTurnStatus(g);
   } catch (e) {
     if (my !== generation) return;
     hintsEl.replaceChildren();
@@ -524,6 +759,206 @@ function randomFill(): void {
   saveForm();
 }
 
+// ---- the analysis board ----------------------------------------------------
+
+/** The position shown, and what the server said about it. */
+let analyzed: { route: AnalyzeRoute; res: SuggestMoveResponse | null } | null = null;
+/** The move the step button played to get here (said once, on arrival). */
+let stepped: string | null = null;
+/** The analysis board's call, apart from the game's. */
+let anRunning: AbortController | null = null;
+let anGeneration = 0;
+
+function inAnalysis(): boolean {
+  return isAnalyzeHash(window.location.hash);
+}
+
+function route(): void {
+  const analysis = inAnalysis();
+  analysisSection.hidden = !analysis;
+  gameSection.hidden = analysis;
+  setupSection.hidden = analysis;
+  if (analysis) void analyze();
+  else {
+    anRunning?.abort();
+    anRunning = null;
+    anGeneration++;
+    if (game) redraw();
+  }
+}
+
+function drawAnalysisBoard(): void {
+  anBoard.replaceChildren();
+  const a = analyzed;
+  if (!a) return;
+  const row = a.route.row;
+  if (row.length === 0) {
+    const empty = document.createElement("div");
+    empty.className = "empty";
+    empty.textContent = "no stones left";
+    anBoard.append(empty);
+    return;
+  }
+  const n = row.length;
+  const endOf = (k: number): End => {
+    if (n === 1) return "both";
+    if (k === 0) return "left";
+    if (k === n - 1 && a.route.variant === "two-ends") return "right";
+    return null;
+  };
+  drawRow(anBoard, 0, n, (k) => row[k], endOf, (k) => a.res !== null && endOf(k) !== null);
+}
+
+async function analyze(): Promise<void> {
+  anRunning?.abort();
+  const my = ++anGeneration;
+  rangesEl.replaceChildren();
+  botStepBtn.disabled = true;
+  anPlayBtn.disabled = true;
+  anLastEl.textContent = stepped ?? "";
+  stepped = null;
+  let r: AnalyzeRoute;
+  try {
+    r = parseAnalyzeHash(window.location.hash);
+  } catch (e) {
+    analyzed = null;
+    anBoard.replaceChildren();
+    verdictEl.textContent = `cannot analyze this address: ${(e as Error).message}`;
+    verdictEl.className = "error";
+    return;
+  }
+  revealed.delete(anBoard);
+  analyzed = { route: r, res: null };
+  drawAnalysisBoard();
+  if (r.row.length === 0) {
+    verdictEl.textContent = "no stones left: the player to move has lost (the other player took the last stone)";
+    verdictEl.className = "info";
+    return;
+  }
+  anPlayBtn.disabled = false;
+  verdictEl.textContent = "thinking…";
+  verdictEl.className = "info";
+  const ctl = new AbortController();
+  anRunning = ctl;
+  try {
+    const { res, remNote } = await suggest(r.row, r.variant, ctl.signal);
+    if (my !== anGeneration) return;
+    analyzed = { route: r, res };
+    const rem = optRem(res.remoteness);
+    const who = res.moverWins ? "wins" : "loses";
+    verdictEl.textContent =
+      rem === null
+        ? `the player to move ${who}${remNote ? ` (${remNote})` : ""}`
+        : `the player to move ${who} in ${plies(rem)} with perfect play`;
+    verdictEl.className = res.moverWins ? "win" : "loss";
+    drawAnalysisBoard();
+    drawRanges(r, res);
+    botStepBtn.disabled = false;
+  } catch (e) {
+    if (my !== anGeneration) return;
+    verdictEl.textContent = describeError(e);
+    verdictEl.className = "error";
+  } finally {
+    if (my === anGeneration) anRunning = null;
+  }
+}
+
+/** Moves shown per range; a longer range shows its best ones and says how many more it holds. */
+const RANGE_CAP = 12;
+
+function drawRanges(r: AnalyzeRoute, res: SuggestMoveResponse): void {
+  rangesEl.replaceChildren();
+  const row = r.row;
+  if (res.moveRanges.length === 0) {
+    // No remoteness: the winning moves only.
+    const li = document.createElement("li");
+    li.className = "range";
+    li.textContent = res.winningMoves.length === 0 ? "every move loses" : "winning moves: ";
+    for (const m of res.winningMoves) li.append(moveButton(r, m.side, m.take, null));
+    rangesEl.append(li);
+    return;
+  }
+  for (const range of res.moveRanges) {
+    const pile = range.side === Side.RIGHT ? row[row.length - 1] : row[0];
+    const li = document.createElement("li");
+    li.className = `range ${range.moverWins ? "win" : "loss"}`;
+    const size = rangeSize(range);
+    const where = range.side === Side.RIGHT ? "right" : "left";
+    const takeMin = pile - range.leftMax;
+    const takeMax = pile - range.leftMin;
+    const best = moveOutcome(remAt(range, rangeBest(range)));
+    const head = document.createElement("span");
+    head.className = "range-head";
+    head.textContent =
+      `${range.moverWins ? "wins" : "loses"}: take ${takeMin === takeMax ? takeMin : `${takeMin}–${takeMax}`} ` +
+      `from the ${where} (${size} move${size === 1n ? "" : "s"}, best ${best})`;
+    li.append(head);
+    const moves = document.createElement("span");
+    moves.className = "range-moves";
+    for (const m of rangeMoves(range, pile, RANGE_CAP)) moves.append(moveButton(r, m.side, m.take, m.remAfter));
+    if (size > BigInt(RANGE_CAP)) {
+      const more = document.createElement("span");
+      more.className = "more";
+      more.textContent = `and ${size - BigInt(RANGE_CAP)} more`;
+      moves.append(more);
+    }
+    li.append(moves);
+    rangesEl.append(li);
+  }
+}
+
+function moveButton(r: AnalyzeRoute, side: Side, take: bigint, remAfter: bigint | null): HTMLButtonElement {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "move";
+  b.dataset.side = side === Side.RIGHT ? "R" : "L";
+  b.dataset.take = take.toString();
+  b.textContent = `${side === Side.RIGHT ? "R" : "L"} ${take}${remAfter === null ? "" : `: ${moveOutcome(remAfter)}`}`;
+  b.title = `${describeMove(side, take)}; go to the position it leaves`;
+  b.addEventListener("click", () => goAnalyze(r, side, take));
+  return b;
+}
+
+/** Goes to the position after a move (a new history entry, so back returns). */
+function goAnalyze(r: AnalyzeRoute, side: Side, take: bigint): void {
+  window.location.hash = analyzeHash(applyMove(r.row, side, take), r.variant);
+}
+
+/** The bot's step: the perfect move (the server's first move range, best move), else its chosen move. */
+function botStep(): void {
+  const a = analyzed;
+  if (!a || !a.res || a.route.row.length === 0) return;
+  const row = a.route.row;
+  const top = a.res.moveRanges[0];
+  let side: Side;
+  let take: bigint;
+  let note = "";
+  if (top) {
+    const pile = top.side === Side.RIGHT ? row[row.length - 1] : row[0];
+    const left = rangeBest(top);
+    side = top.side;
+    take = pile - left;
+    note = `: ${moveOutcome(remAt(top, left))}`;
+  } else if (a.res.chosen) {
+    side = a.res.chosen.side;
+    take = a.res.chosen.take;
+  } else {
+    return;
+  }
+  stepped = `the bot played ${describeMove(side, take)}${note}`;
+  goAnalyze(a.route, side, take);
+}
+
+function playAnalyzed(): void {
+  const a = analyzed;
+  if (!a || a.route.row.length === 0) return;
+  rowInput.value = a.route.row.join(" ");
+  variantSel.value = a.route.variant;
+  saveForm();
+  window.location.hash = "#/";
+  rowInput.focus();
+}
+
 // ---- events ----------------------------------------------------------------
 
 function isTyping(target: EventTarget | null): boolean {
@@ -540,8 +975,15 @@ function wire(): void {
   randomBtn.addEventListener("click", randomFill);
   takeLeft.addEventListener("click", () => sendMove(Side.LEFT));
   takeRight.addEventListener("click", () => sendMove(Side.RIGHT));
-  resignBtn.addEventListener("click", resign);
+  resignBtn.addEventListener("click", askResign);
+  resignYes.addEventListener("click", resign);
+  resignNo.addEventListener("click", hideResignConfirm);
+  resignConfirm.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") hideResignConfirm();
+  });
   hintBtn.addEventListener("click", () => void hint());
+  botStepBtn.addEventListener("click", botStep);
+  anPlayBtn.addEventListener("click", playAnalyzed);
   for (const el of [rowInput, randomN, variantSel, seatSel, strengthInput]) {
     el.addEventListener("change", saveForm);
   }
@@ -554,15 +996,26 @@ function wire(): void {
   });
   tokenInput.addEventListener("input", () => store(KEY_TOKEN, tokenInput.value === "" ? null : tokenInput.value));
   board.addEventListener("click", (e) => {
-    const stone = (e.target as HTMLElement).closest<HTMLElement>(".stone[data-take]");
-    if (!stone || !game || running || !isHumanTurn(game)) return;
-    const pile = stone.closest<HTMLElement>(".pile");
-    takeInput.value = stone.dataset.take ?? "1";
-    if (pile?.classList.contains("end-left")) sendMove(Side.LEFT);
-    else if (pile?.classList.contains("end-right")) sendMove(Side.RIGHT);
+    const target = e.target as HTMLElement;
+    const pile = target.closest<HTMLElement>(".pile.clickable");
+    if (!pile || !game || running || !isHumanTurn(game)) return;
+    // A stone takes it and all above it; elsewhere on an end pile, the number in the box.
+    const stone = target.closest<HTMLElement>(".stone[data-take]");
+    if (stone) takeInput.value = stone.dataset.take ?? "1";
+    if (pile.classList.contains("end-left")) sendMove(Side.LEFT);
+    else if (pile.classList.contains("end-right")) sendMove(Side.RIGHT);
+  });
+  anBoard.addEventListener("click", (e) => {
+    const target = e.target as HTMLElement;
+    const stone = target.closest<HTMLElement>(".stone[data-take]");
+    const pile = target.closest<HTMLElement>(".pile.clickable");
+    const a = analyzed;
+    if (!stone || !pile || !a) return;
+    const take = BigInt(stone.dataset.take ?? "1");
+    goAnalyze(a.route, pile.classList.contains("end-left") ? Side.LEFT : Side.RIGHT, take);
   });
   document.addEventListener("keydown", (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target) || inAnalysis()) return;
     if (e.key === "ArrowLeft" || e.key === "l" || e.key === "L") {
       e.preventDefault();
       sendMove(Side.LEFT);
@@ -570,6 +1023,15 @@ function wire(): void {
       e.preventDefault();
       sendMove(Side.RIGHT);
     }
+  });
+  window.addEventListener("hashchange", route);
+  let resizeTimer = 0;
+  window.addEventListener("resize", () => {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(() => {
+      if (inAnalysis()) drawAnalysisBoard();
+      else drawBoard();
+    }, 150);
   });
 }
 
@@ -584,11 +1046,10 @@ function init(): void {
     seatSel.value = game.seat;
     strengthInput.value = String(game.strength);
     if (isOver(game) && !game.over) game.over = endingFromPosition(game);
-    redraw();
-    setStatus(turnStatus(game), isOver(game) ? "end" : "info");
-  } else {
-    updateControls();
   }
+  route();
+  if (game) showTurnStatus(game);
+  else updateControls();
 }
 
 init();
