@@ -219,9 +219,9 @@ function updateControls(): void {
   if (!myTurn) hideResignConfirm();
   document.body.classList.toggle("busy", busy);
   const g = game;
-  const live = g ? liveRow(g.row, g.pos) : [];
-  if (g && live.length > 0 && live.length <= MAX_LINK_PILES) {
-    analyzeLink.href = analyzeHash(live, g.variant);
+  const n = g ? liveCount(g.pos) : 0;
+  if (g && n > 0 && n <= MAX_LINK_PILES) {
+    analyzeLink.href = analyzeHash(liveRow(g.row, g.pos), g.variant);
     analyzeLink.hidden = false;
   } else {
     analyzeLink.hidden = true;
@@ -351,6 +351,8 @@ function elidedElement(owner: HTMLElement, hidden: number): HTMLElement {
     revealed.set(owner, (revealed.get(owner) ?? 0) + REVEAL_STEP);
     if (owner === board) drawBoard();
     else drawAnalysisBoard();
+    // The button is gone with the redraw: the focus goes to the next one, if any.
+    owner.querySelector<HTMLElement>(".elided")?.focus({ preventScroll: true });
   });
   return b;
 }
