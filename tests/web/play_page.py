@@ -836,7 +836,17 @@ def scenario_phone(page):
         page.start(LONG_ROW, TWO_ENDS, "first")
         hidden = check_long_row(page, "390 px")
         check_phone_layout(page, "the long row opened")
-        return f"viewport {got['inner']}: {len(got['controls'])} controls ≥ 44 px; long row {hidden} elided"
+        # The analysis board on the phone: no sideways scrolling, tall controls.
+        page.driver.get(page.url + "#/analyze?row=3,1,4,1,5&variant=two-ends")
+        wait_analysis(page, (3, 1, 4, 1, 5), TWO_ENDS)
+        an = layout(page, PHONE_JS)
+        low = [(n, h) for n, h in an["controls"] if h < 44]
+        assert not low, f"the analysis board: controls lower than 44 px: {low}"
+        assert an["scrollWidth"] <= an["inner"][0], f"the analysis board scrolls sideways: {an['scrollWidth']}"
+        return (
+            f"viewport {got['inner']}: {len(got['controls'])} controls ≥ 44 px; long row {hidden} elided; "
+            f"analysis board {len(an['controls'])} controls"
+        )
     finally:
         set_phone(page, False)
 
