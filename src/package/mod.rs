@@ -211,7 +211,10 @@ pub enum PackageError {
     },
     /// A short name (`--name`, or DIR's last component) against the
     /// format's rule.
-    #[error("{what} {name:?} is not a problem short name: it must be {SHORT_NAME_RULE}")]
+    #[error(
+        "{what} {name:?} is not a problem short name: it must be {SHORT_NAME_RULE}{}",
+        if *what == "--name" { " (the problem's title is --title)" } else { "" }
+    )]
     BadShortName {
         /// Where the name comes from (`--name`, `DIR`).
         what: &'static str,

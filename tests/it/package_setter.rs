@@ -94,6 +94,11 @@ fn short_names_are_held_to_the_format_rule() {
             msg.contains("[a-z0-9]{1,255}") && msg.contains("lowercase letters a-z and digits 0-9"),
             "the rule is not in {msg}"
         );
+        assert_eq!(
+            msg.contains("(the problem's title is --title)"),
+            dir.is_none(),
+            "{msg}"
+        );
         assert!(names(root.path()).is_empty(), "{args:?} wrote something");
     }
     // --name alone writes ./NAME; with DIR, DIR must be named NAME.

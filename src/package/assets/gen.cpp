@@ -13,7 +13,7 @@
 // `ChaCha8Rng::seed_from_u64`, the seed expanded by PCG32 as rand_core 0.9
 // does), u64 ranges by rand 0.9's `random_range` (one widening multiply,
 // a second one where the first is biased), coins by `random_bool(0.5)`
-// (a u64 below 2^63). `tests/it/package_gen.rs` holds it to `stonegame
+// (a u64 below 2^63). `tests/it/package_setter.rs` holds it to `stonegame
 // gen` on every family, both variants and many seeds.
 //
 // Exit code 0; 1 with a message on stderr for bad arguments.
