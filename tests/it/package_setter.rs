@@ -303,6 +303,7 @@ fn the_statement_reads_task_input_output_examples() {
             "{name}: not task, input, output, examples: {order:?}\n{tex}"
         );
         assert!(!tex.contains("\\section*{Interaction}"), "{tex}");
+        assert!(balanced(&tex), "{name}: unbalanced braces or $");
         // Limits as powers, never a long run of digits.
         let a = if remoteness {
             "$1 \\le a_i \\le 2^{63}-1$"
@@ -365,6 +366,34 @@ fn spec_of(args: &[&str]) -> PackageSpec {
     spec
 }
 
+/// Whether the braces of `tex` pair up and its `$` come in pairs
+/// (escaped ones and `%` comments aside): what LaTeX would stumble on
+/// first, checked without a LaTeX installation.
+fn balanced(tex: &str) -> bool {
+    let (mut depth, mut dollars) = (0i64, 0usize);
+    for line in tex.lines() {
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '%' => break,
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return false;
+                    }
+                }
+                '$' => dollars += 1,
+                _ => {}
+            }
+        }
+    }
+    depth == 0 && dollars.is_multiple_of(2)
+}
+
 #[test]
 fn the_solution_write_up_gives_the_recurrence_and_why() {
     let root = tempfile::tempdir().unwrap();
@@ -380,6 +409,8 @@ fn the_solution_write_up_gives_the_recurrence_and_why() {
         assert!(frames >= 2, "{name}: {frames} frames");
         assert_eq!(frames, tex.matches("\\end{frame}").count(), "{name}");
         assert!(tex.contains("\\frametitle{\\problemtitle}"), "{name}");
+        assert!(balanced(&tex), "{name}: unbalanced braces or $");
+        assert!(!balanced("{") && !balanced("$x") && balanced("\\{ $x$ % {"));
         for env in ["itemize", "cases"] {
             assert_eq!(
                 tex.matches(&format!("\\begin{{{env}}}")).count(),
@@ -645,6 +676,34 @@ fn the_cpp_generator_writes_what_stonegame_gen_writes() {
         compared > 1000 && refused > 0,
         "{compared} compared, {refused} refused"
     );
+    // And with the command itself, `stonegame gen`, on every family.
+    for variant in ["two-ends", "leftmost"] {
+        for family in Family::ALL {
+            let (cases, max_n, max_a) = if family == Family::Exhaustive {
+                ("40", "3", "3")
+            } else {
+                ("20", "9", "5000000000")
+            };
+            let args = [
+                "--family",
+                family.name(),
+                "--cases",
+                cases,
+                "--max-n",
+                max_n,
+                "--max-a",
+                max_a,
+                "--seed",
+                "29",
+                "--variant",
+                variant,
+            ];
+            let cli = run_ok(stonegame().arg("gen").args(args));
+            let cpp = run_ok(Command::new(&gen_bin).args(args));
+            assert!(cli.stdout == cpp.stdout, "{args:?}");
+            assert!(cli.stdout.len() > 20, "{args:?}");
+        }
+    }
     // Every secret file of the package is what its generators.yaml line
     // makes gen.cpp write.
     let mut lines = 0;
