@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::package::{PackageSpec, Task, write_package};
+use crate::package::{License, PackageError, PackageSpec, Task, is_short_name, write_package};
 
 use super::fail;
 use crate::core::Variant;
@@ -42,23 +42,80 @@ pub struct PackageArgs {
     /// Time limit in whole seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 2)]
     pub time_limit: u64,
-    /// The problem's name (default: "Stones at Both Ends", or "Stones from
-    /// the Left" for the leftmost variant).
+    /// The problem's short name, the package directory's name: 1 to 255
+    /// lowercase letters a-z and digits 0-9 (the package format's rule).
+    /// Without DIR the package is written to ./NAME; with DIR, DIR's last
+    /// component must be NAME.
     #[arg(long)]
     pub name: Option<String>,
+    /// The problem's title (`name` in problem.yaml, the statement's
+    /// heading) [default: one for each kind: "Stones at Both Ends",
+    /// "Stones from the Left", "Beat the Judge at Both Ends", "Beat the
+    /// Judge from the Left", "How Long at Both Ends"].
+    #[arg(long)]
+    pub title: Option<String>,
+    /// An author of the problem, "Full Name" or "Full Name <email>"
+    /// (`credits.authors` in problem.yaml; repeat for several; none: no
+    /// credits written).
+    #[arg(long, value_name = "PERSON")]
+    pub author: Vec<String>,
+    /// Where the problem was first used, e.g. a contest ("NWERC 2026")
+    /// (`source` in problem.yaml; none: not written).
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Who owns the rights to the problem (`rights_owner` in problem.yaml;
+    /// none: not written, the format then names the authors, else the
+    /// source).
+    #[arg(long, value_name = "OWNER")]
+    pub rights_owner: Option<String>,
+    /// The license (`license` in problem.yaml; none: not written, the
+    /// format's default `unknown`). Any but `unknown` and `public domain`
+    /// needs --rights-owner, --author or --source.
+    #[arg(long, value_enum)]
+    pub license: Option<License>,
     /// Also write DIR.zip beside DIR (files at the zip's root).
     #[arg(long)]
     pub zip: bool,
     /// Replace DIR if it exists and is not empty.
     #[arg(long)]
     pub force: bool,
-    /// The package directory to create (its name is the problem's short
-    /// name: lowercase letters and digits for BAPCtools).
-    pub dir: PathBuf,
+    /// The package directory to create; its last component is the
+    /// problem's short name (1 to 255 lowercase letters a-z and digits
+    /// 0-9). Default with --name: ./NAME.
+    #[arg(required_unless_present = "name")]
+    pub dir: Option<PathBuf>,
+}
+
+/// The package directory of `--name` and DIR, checked against the
+/// format's rule for short names (DIR alone is checked by
+/// [`write_package`]).
+fn package_dir(name: Option<&str>, dir: Option<PathBuf>) -> Result<PathBuf, PackageError> {
+    let Some(name) = name else {
+        // clap asks for DIR when --name is absent.
+        return dir.ok_or(PackageError::BadDir(PathBuf::new()));
+    };
+    if !is_short_name(name) {
+        return Err(PackageError::BadShortName {
+            what: "--name",
+            name: name.to_string(),
+        });
+    }
+    match dir {
+        None => Ok(PathBuf::from(name)),
+        Some(dir) if dir.file_name().is_some_and(|base| base == name) => Ok(dir),
+        Some(dir) => Err(PackageError::NameNotDir {
+            name: name.to_string(),
+            dir,
+        }),
+    }
 }
 
 /// Runs the command.
 pub fn run(args: PackageArgs) -> ExitCode {
+    let dir = match package_dir(args.name.as_deref(), args.dir) {
+        Ok(dir) => dir,
+        Err(e) => return fail(e),
+    };
     let defaults = PackageSpec::for_task(args.task);
     let spec = PackageSpec {
         task: args.task,
@@ -69,9 +126,13 @@ pub fn run(args: PackageArgs) -> ExitCode {
         max_a: args.max_a.unwrap_or(defaults.max_a),
         seed: args.seed,
         time_limit: args.time_limit,
-        name: args.name,
+        title: args.title,
+        authors: args.author,
+        source: args.source,
+        rights_owner: args.rights_owner,
+        license: args.license,
     };
-    match write_package(&spec, &args.dir, args.force, args.zip) {
+    match write_package(&spec, &dir, args.force, args.zip) {
         Ok(summary) => {
             println!(
                 "wrote {} ({} files: {} secret test files, {} invalid inputs){}",

@@ -3,9 +3,16 @@
 //! 2026.10 reads) for the two-ends game or its leftmost variant, batch
 //! (pass-fail) or interactive; its contents are listed in docs/judging.md,
 //! "Running this problem at a contest". The test data is streamed from
-//! [`crate::judge::generate`]; validators, interactor and submissions are
-//! the project's own sources in `src/package/assets/` (embedded, so a judge
-//! host needs neither network nor a Rust toolchain).
+//! [`crate::judge::generate`]; validators, interactor, submissions, the
+//! solution write-up and the C++ generator (`assets/gen.cpp`, which writes
+//! the bytes of `stonegame gen`, its random source included) are the
+//! project's own sources in `src/package/assets/` (embedded, so a judge
+//! host needs neither network nor a Rust toolchain, not even to regenerate
+//! the data).
+//!
+//! What a setter ships: the short name (the directory's) held to the
+//! format's rule ([`SHORT_NAME_RULE`]), credits only as given, a title for
+//! each kind, the statement in the order task, input, output, examples.
 //!
 //! Two tasks ([`Task`]): the verdict of each row (the original problem, the
 //! default), or its remoteness in plies (`--task remoteness`, two ends,
@@ -62,8 +69,76 @@ pub struct PackageSpec {
     /// The time limit in whole seconds (a multiple of the default time
     /// resolution of one second).
     pub time_limit: u64,
-    /// The problem's display name; `None`: a name for the variant.
-    pub name: Option<String>,
+    /// The problem's display name (`name` in `problem.yaml`, the
+    /// statement's title); `None`: a title for the kind of problem
+    /// ([`PackageSpec::display_name`]).
+    pub title: Option<String>,
+    /// `credits.authors` of `problem.yaml` (omitted when empty).
+    pub authors: Vec<String>,
+    /// `source` of `problem.yaml` (omitted when `None`).
+    pub source: Option<String>,
+    /// `rights_owner` of `problem.yaml` (omitted when `None`).
+    pub rights_owner: Option<String>,
+    /// `license` of `problem.yaml` (omitted when `None`: the format's
+    /// default, `unknown`).
+    pub license: Option<License>,
+}
+
+/// The licenses of the package format (`license` in `problem.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum License {
+    /// `unknown`: the format's default (the problem may not be used).
+    #[cfg_attr(feature = "cli", value(name = "unknown"))]
+    Unknown,
+    /// `public domain`: no known copyrights (no rights owner allowed).
+    #[cfg_attr(feature = "cli", value(name = "public domain"))]
+    PublicDomain,
+    /// `cc0`.
+    #[cfg_attr(feature = "cli", value(name = "cc0"))]
+    Cc0,
+    /// `cc by`.
+    #[cfg_attr(feature = "cli", value(name = "cc by"))]
+    CcBy,
+    /// `cc by-sa`.
+    #[cfg_attr(feature = "cli", value(name = "cc by-sa"))]
+    CcBySa,
+    /// `educational`.
+    #[cfg_attr(feature = "cli", value(name = "educational"))]
+    Educational,
+    /// `permission`.
+    #[cfg_attr(feature = "cli", value(name = "permission"))]
+    Permission,
+}
+
+impl License {
+    /// The value written in `problem.yaml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            License::Unknown => "unknown",
+            License::PublicDomain => "public domain",
+            License::Cc0 => "cc0",
+            License::CcBy => "cc by",
+            License::CcBySa => "cc by-sa",
+            License::Educational => "educational",
+            License::Permission => "permission",
+        }
+    }
+}
+
+/// The package format's rule for a problem's short name, the name of the
+/// package directory: "The directory name must consist solely of lowercase
+/// letters a–z and digits 0–9" (format 2025-09, "General requirements"),
+/// at most 255 of them (the rule for every file name); BAPCtools checks it
+/// as `[a-z0-9]{1,255}`.
+pub const SHORT_NAME_RULE: &str = "1 to 255 lowercase letters a-z and digits 0-9 ([a-z0-9]{1,255}, the problem package format's rule for a problem's short name, its directory's name)";
+
+/// Whether `name` is a valid short name ([`SHORT_NAME_RULE`]).
+pub fn is_short_name(name: &str) -> bool {
+    (1..=255).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
 impl Default for PackageSpec {
@@ -78,7 +153,11 @@ impl Default for PackageSpec {
             max_a: 1_000_000_000,
             seed: 1,
             time_limit: 2,
-            name: None,
+            title: None,
+            authors: Vec::new(),
+            source: None,
+            rights_owner: None,
+            license: None,
         }
     }
 }
@@ -118,9 +197,45 @@ pub enum PackageError {
     /// `--time-limit 0`.
     #[error("--time-limit must be at least 1 second")]
     TimeLimitZero,
-    /// `--name` empty or with control characters.
-    #[error("--name must be one line of printable text, not {0:?}")]
-    BadName(String),
+    /// `--title` empty or with control characters.
+    #[error("--title must be one line of printable text, not {0:?}")]
+    BadTitle(String),
+    /// `--author`, `--source` or `--rights-owner` empty or with control
+    /// characters.
+    #[error("{flag} must be one line of printable text, not {value:?}")]
+    BadCredit {
+        /// The flag.
+        flag: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A short name (`--name`, or DIR's last component) against the
+    /// format's rule.
+    #[error(
+        "{what} {name:?} is not a problem short name: it must be {SHORT_NAME_RULE}{}",
+        if *what == "--name" { " (the problem's title is --title)" } else { "" }
+    )]
+    BadShortName {
+        /// Where the name comes from (`--name`, `DIR`).
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// `--name` and a DIR whose last component is another name.
+    #[error(
+        "DIR {dir} is not named {name:?}, the short name given by --name (a package is named by \
+         its directory: give DIR as .../{name}, or leave DIR out to write ./{name})"
+    )]
+    NameNotDir {
+        /// The short name.
+        name: String,
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A license that needs a rights owner without one, or `public domain`
+    /// with one.
+    #[error("{0}")]
+    License(&'static str),
     /// DIR has no usable last component (`/`, `..`).
     #[error("DIR {0} does not name a directory to create")]
     BadDir(PathBuf),
@@ -252,22 +367,62 @@ impl PackageSpec {
         if self.time_limit == 0 {
             return Err(PackageError::TimeLimitZero);
         }
-        if let Some(name) = &self.name
-            && (name.trim().is_empty() || name.chars().any(char::is_control))
+        let printable = |s: &str| !s.trim().is_empty() && !s.chars().any(char::is_control);
+        if let Some(title) = &self.title
+            && !printable(title)
         {
-            return Err(PackageError::BadName(name.clone()));
+            return Err(PackageError::BadTitle(title.clone()));
+        }
+        let credits = self
+            .authors
+            .iter()
+            .map(|a| ("--author", a))
+            .chain(self.source.iter().map(|s| ("--source", s)))
+            .chain(self.rights_owner.iter().map(|r| ("--rights-owner", r)));
+        for (flag, value) in credits {
+            if !printable(value) {
+                return Err(PackageError::BadCredit {
+                    flag,
+                    value: value.clone(),
+                });
+            }
+        }
+        let owned =
+            self.rights_owner.is_some() || !self.authors.is_empty() || self.source.is_some();
+        match self.license {
+            Some(License::PublicDomain) if self.rights_owner.is_some() => {
+                return Err(PackageError::License(
+                    "--license 'public domain' cannot have --rights-owner (the package \
+                     format: a public-domain problem has no rights owner)",
+                ));
+            }
+            Some(License::Unknown | License::PublicDomain) | None => {}
+            Some(_) if !owned => {
+                return Err(PackageError::License(
+                    "--license needs --rights-owner, --author or --source (the package format: \
+                     a licensed problem has a rights owner, which defaults to the authors, \
+                     then to the source)",
+                ));
+            }
+            Some(_) => {}
         }
         Ok(())
     }
 
-    /// The problem's display name.
+    /// The problem's display name: `--title`, or one for each kind of
+    /// problem (task, interactive, variant), no two alike.
     pub fn display_name(&self) -> String {
-        match (&self.name, self.variant) {
-            (Some(name), _) => name.clone(),
-            (None, _) if self.task == Task::Remoteness => "How Long at Both Ends".into(),
-            (None, Variant::TwoEnds) => "Stones at Both Ends".into(),
-            (None, Variant::Leftmost) => "Stones from the Left".into(),
+        if let Some(title) = &self.title {
+            return title.clone();
         }
+        match (self.task, self.interactive, self.variant) {
+            (Task::Remoteness, _, _) => "How Long at Both Ends",
+            (Task::Verdict, false, Variant::TwoEnds) => "Stones at Both Ends",
+            (Task::Verdict, false, Variant::Leftmost) => "Stones from the Left",
+            (Task::Verdict, true, Variant::TwoEnds) => "Beat the Judge at Both Ends",
+            (Task::Verdict, true, Variant::Leftmost) => "Beat the Judge from the Left",
+        }
+        .into()
     }
 
     /// The `uuid` of `problem.yaml`: 128 bits hashed from the parameters (a
@@ -499,17 +654,33 @@ impl PackageSpec {
         } else {
             ("pass-fail", "")
         };
+        // Credits, source, license and rights owner only as given: missing
+        // ones are omitted (the format's defaults), never made up.
+        let mut credits = String::new();
+        if !self.authors.is_empty() {
+            credits.push_str("credits:\n  authors:\n");
+            for a in &self.authors {
+                credits.push_str(&format!("    - {}\n", yaml_string(a)));
+            }
+        }
+        if let Some(source) = &self.source {
+            credits.push_str(&format!("source: {}\n", yaml_string(source)));
+        }
+        if let Some(license) = self.license {
+            credits.push_str(&format!("license: {}\n", license.name()));
+        }
+        if let Some(owner) = &self.rights_owner {
+            credits.push_str(&format!("rights_owner: {}\n", yaml_string(owner)));
+        }
         format!(
             "# Written by `stonegame package` ({variant} game{interactive}{task}); regenerate\n\
              # with: {command}\n\
+             # The game is that of ZJOI 2009 (LOJ 10248, AcWing 1322).\n\
              problem_format_version: {FORMAT_VERSION}\n\
              type: {kind}\n\
              name: {name}\n\
              uuid: {uuid}\n\
-             credits: generated by stonegame\n\
-             source: ZJOI 2009 (LOJ 10248, AcWing 1322)\n\
-             license: cc by-sa\n\
-             rights_owner: the stonegame authors\n\
+             {credits}\
              limits:\n  time_limit: {tl}\n  memory: 1024\n",
             variant = self.variant.name(),
             task = match self.task {
@@ -541,8 +712,21 @@ impl PackageSpec {
             self.seed,
             self.time_limit
         ));
-        if let Some(name) = &self.name {
-            cmd.push_str(&format!(" --name '{}'", name.replace('\'', "'\\''")));
+        let quoted = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+        if let Some(title) = &self.title {
+            cmd.push_str(&format!(" --title {}", quoted(title)));
+        }
+        for author in &self.authors {
+            cmd.push_str(&format!(" --author {}", quoted(author)));
+        }
+        if let Some(source) = &self.source {
+            cmd.push_str(&format!(" --source {}", quoted(source)));
+        }
+        if let Some(owner) = &self.rights_owner {
+            cmd.push_str(&format!(" --rights-owner {}", quoted(owner)));
+        }
+        if let Some(license) = self.license {
+            cmd.push_str(&format!(" --license {}", quoted(license.name())));
         }
         cmd.push_str(" DIR");
         cmd
@@ -566,19 +750,33 @@ impl PackageSpec {
                 " In this game only \\texttt{L} moves are legal.",
             ),
         };
-        let (output, games, game) = if self.task == Task::Remoteness {
-            let output = include_str!("assets/output-remoteness.tex");
-            (output, "rows (games)", "row")
+        // The task, then (after the input) the output or the interaction.
+        let (task, output, games, game) = if self.task == Task::Remoteness {
+            (
+                include_str!("assets/task-remoteness.tex"),
+                include_str!("assets/output-remoteness.tex"),
+                "rows (games)",
+                "row",
+            )
         } else if self.interactive {
-            let output = include_str!("assets/output-interactive.tex");
-            (output, "games", "game")
+            (
+                include_str!("assets/task-interactive.tex"),
+                include_str!("assets/output-interactive.tex"),
+                "games",
+                "game",
+            )
         } else {
-            let output = include_str!("assets/output-batch.tex");
-            (output, "rows (games)", "row")
+            (
+                include_str!("assets/task-batch.tex"),
+                include_str!("assets/output-batch.tex"),
+                "rows (games)",
+                "row",
+            )
         };
         self.substitute(
             &include_str!("assets/statement.tex")
                 .replace("@RULES@", rules.trim_end())
+                .replace("@TASK@", task.trim_end())
                 .replace("@OUTPUT@", output.trim_end())
                 .replace("@GAMES@", games)
                 .replace("@GAME@", game)
@@ -591,20 +789,31 @@ impl PackageSpec {
         )
     }
 
-    /// A limit as the statement writes it: digits for the verdict task (as
-    /// it always did), `10^{k}` or `2^{k}-1` style for the remoteness.
+    /// A limit as the statement writes it (in math mode): digits up to
+    /// 1000, `10^9`, `2 \cdot 10^5`, `2^{63}-1`, `2^{32}` style above.
     fn limit_text(&self, v: u64) -> String {
-        if self.task == Task::Verdict {
-            return v.to_string();
+        let exponent = |k: u32| {
+            if k < 10 {
+                k.to_string()
+            } else {
+                format!("{{{k}}}")
+            }
+        };
+        let power_of_ten = (4..20).find_map(|k| {
+            let p = 10u64.checked_pow(k)?;
+            (v.is_multiple_of(p) && (1..10).contains(&(v / p))).then_some((v / p, k))
+        });
+        if let Some((d, k)) = power_of_ten {
+            return if d == 1 {
+                format!("10^{}", exponent(k))
+            } else {
+                format!("{d} \\cdot 10^{}", exponent(k))
+            };
         }
-        let power_of_ten = (3..20).find(|&k| 10u64.checked_pow(k) == Some(v));
-        if let Some(k) = power_of_ten {
-            return format!("10^{{{k}}}");
-        }
-        if v >= 1023 && v.wrapping_add(1).is_power_of_two() || v == u64::MAX {
+        if v >= 65535 && v.wrapping_add(1).is_power_of_two() || v == u64::MAX {
             return format!("2^{{{}}}-1", 64 - v.leading_zeros());
         }
-        if v >= 1024 && v.is_power_of_two() {
+        if v >= 65536 && v.is_power_of_two() {
             return format!("2^{{{}}}", v.trailing_zeros());
         }
         v.to_string()
@@ -683,9 +892,10 @@ impl PackageSpec {
         let mut files = vec![
             ("input_validators/validate.cpp", self.substitute(validator)),
             (
-                "generators/stonegame_gen.sh",
-                include_str!("assets/stonegame_gen.sh").to_string(),
+                "generators/gen.cpp",
+                include_str!("assets/gen.cpp").to_string(),
             ),
+            ("solution/solution.en.tex", self.solution()),
         ];
         // A submission of the kind's (batch, interactive) in
         // assets/KIND/VERDICT/NAME goes to submissions/VERDICT/NAME.
@@ -742,34 +952,47 @@ impl PackageSpec {
         files
     }
 
+    /// The solution write-up, `solution/solution.en.tex`: BAPCtools'
+    /// solution slides (beamer frames), with the recurrence and why it is
+    /// right.
+    pub fn solution(&self) -> String {
+        let mut tex = match (self.task, self.variant) {
+            (Task::Remoteness, _) => include_str!("assets/solution/remoteness.tex"),
+            (Task::Verdict, Variant::TwoEnds) => include_str!("assets/solution/two-ends.tex"),
+            (Task::Verdict, Variant::Leftmost) => include_str!("assets/solution/leftmost.tex"),
+        }
+        .to_string();
+        if self.interactive {
+            tex.push_str(include_str!("assets/solution/interactive.tex"));
+        }
+        tex
+    }
+
     /// `generators/generators.yaml`: the BAPCtools generators framework
     /// listing every test file (sample and invalid inputs inline, secret
     /// files as `stonegame gen` command lines).
     pub fn generators_yaml(&self) -> String {
         use std::fmt::Write as _;
-        // How the lines are used by hand, the accepted solution, and the
-        // flag that writes the answers, for the kind of problem.
-        let (by_hand, solution, answers_flag) = if self.interactive {
-            (" (interactive: NAME.ans is empty)", "perfect.cpp", "")
-        } else if self.task == Task::Remoteness {
-            (
-                " with `--answers NAME.ans`",
-                "solution.cpp",
-                " --task remoteness --answers {name}.ans",
-            )
+        // The accepted solution, which writes the answers (for the
+        // interactive problem: the sample's transcript).
+        let solution = if self.interactive {
+            "perfect.cpp"
         } else {
-            (
-                " with `--answers NAME.ans`",
-                "solution.cpp",
-                " --answers {name}.ans",
-            )
+            "solution.cpp"
+        };
+        let answers = if self.interactive {
+            "NAME.ans is empty"
+        } else {
+            "the accepted solution writes NAME.ans"
         };
         let mut y = String::new();
         let _ = writeln!(
             y,
             "# The test data of this package, for the BAPCtools generators framework:\n\
-             # `bt generate` reruns every line (stonegame on PATH, or $STONEGAME).\n\
-             # The same lines by hand: `stonegame gen ARGS > NAME.in`{by_hand}.\n\
+             # `bt generate` reruns every line: generators/gen.cpp (C++17, compiled by\n\
+             # BAPCtools; no Rust needed) writes NAME.in, {answers}.\n\
+             # By hand: `g++ -std=c++17 -O2 -o gen gen.cpp && ./gen ARGS > NAME.in`;\n\
+             # `stonegame gen ARGS` writes the same bytes.\n\
              version: 2025-12\n\
              solution: /submissions/accepted/{solution}\n\
              data:\n  sample:\n    data:\n      '001-sample':\n        in: {}",
@@ -790,8 +1013,8 @@ impl PackageSpec {
             let s = &f.spec;
             let _ = writeln!(
                 y,
-                "      '{}': stonegame_gen.sh --family {} --cases {} --max-n {} --max-a {} \
-                 --seed {} --variant {}{answers_flag}",
+                "      '{}': gen.cpp --family {} --cases {} --max-n {} --max-a {} \
+                 --seed {} --variant {}",
                 f.name,
                 s.family,
                 s.cases,
@@ -908,6 +1131,14 @@ pub fn write_package(
     let Some(base) = dir.file_name() else {
         return Err(PackageError::BadDir(dir.to_path_buf()));
     };
+    // The directory's name is the problem's short name.
+    let short = base.to_string_lossy();
+    if !is_short_name(&short) {
+        return Err(PackageError::BadShortName {
+            what: "DIR",
+            name: short.into_owned(),
+        });
+    }
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

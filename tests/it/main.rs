@@ -29,6 +29,7 @@ mod judge_check;
 mod judge_generate;
 mod judge_wrong_solutions;
 mod package_bapctools;
+mod package_setter;
 mod service_admission;
 mod service_auth;
 mod service_budgets;

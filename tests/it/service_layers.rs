@@ -1,6 +1,7 @@
 //! `src/service/` in layers (docs/service.md, "Layers"): every import
 //! between its folders points down, edge → rpc → state → metrics → config,
-//! and no two of its modules import each other in a circle.
+//! and no two of its modules import each other in a circle; and in the
+//! whole crate (`src/`), no modules import each other in a circle.
 //!
 //! The check reads the source: every path in code (comments and doc links
 //! left out) that names `crate::service::…` or climbs out of a file with
@@ -83,10 +84,10 @@ fn code_of(text: &str) -> String {
     out
 }
 
-/// The paths a piece of code names: `crate::service::a::b`,
-/// `super::super::x`, `self::x` and brace groups (`use super::{a, b::c}`),
-/// each as its segments.
-fn paths(code: &str) -> Vec<Vec<String>> {
+/// The paths a piece of code names: `crate::service::a::b` (`root` is the
+/// `crate::…::` prefix of the tree checked), `super::super::x` and brace
+/// groups (`use super::{a, b::c}`), each as its segments.
+fn paths(code: &str, root: &str) -> Vec<Vec<String>> {
     let chars: Vec<char> = code.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -96,7 +97,7 @@ fn paths(code: &str) -> Vec<Vec<String>> {
             chars[i..].iter().take(w.len()).copied().eq(w.chars())
                 && (i == 0 || !(ident(chars[i - 1]) || chars[i - 1] == ':'))
         };
-        if starts("crate::service::") || starts("super::") {
+        if starts(root) || starts("super::") {
             let (segs, end) = read_path(&chars, i);
             out.extend(segs);
             i = end;
@@ -149,14 +150,20 @@ fn read_path(chars: &[char], mut i: usize) -> (Vec<Vec<String>>, usize) {
     }
 }
 
-/// The module of `service` a path written in `from` reaches: the longest
+/// The module of the tree a path written in `from` reaches: the longest
 /// prefix of the resolved path that is a module (a file or a folder).
-fn resolve(from: &Module, path: &[String], known: &BTreeSet<Module>) -> Option<Module> {
+/// `root` is the number of segments of the tree's `crate::…` prefix.
+fn resolve(
+    from: &Module,
+    path: &[String],
+    known: &BTreeSet<Module>,
+    root: usize,
+) -> Option<Module> {
     let mut base: Module;
     let mut rest = path;
     if path.first().map(String::as_str) == Some("crate") {
         base = Vec::new();
-        rest = &path[2..]; // crate::service::
+        rest = path.get(root..)?; // crate::service::, or crate::
     } else {
         base = from.clone();
         while rest.first().map(String::as_str) == Some("super") {
@@ -207,8 +214,8 @@ fn every_import_between_the_layers_points_down_and_none_circles() {
     let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     for (from, file) in &files {
         let code = code_of(&std::fs::read_to_string(file).unwrap());
-        for path in paths(&code) {
-            let Some(to) = resolve(from, &path, &known) else {
+        for path in paths(&code, "crate::service::") {
+            let Some(to) = resolve(from, &path, &known, 2) else {
                 continue;
             };
             if from.starts_with(&to) {
@@ -246,7 +253,47 @@ fn every_import_between_the_layers_points_down_and_none_circles() {
         );
     }
 
-    // Circles: a depth-first search for a back edge.
+    let circles = circles(&edges);
+    assert!(
+        circles.is_empty(),
+        "modules in a circle:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_resolves_crate_and_super_paths_outside_comments() {
+    let known: BTreeSet<Module> = [
+        vec!["config".to_string()],
+        vec!["config".to_string(), "settings".to_string()],
+        vec!["edge".to_string()],
+        vec!["edge".to_string(), "web".to_string()],
+    ]
+    .into_iter()
+    .collect();
+    let from = vec!["config".to_string(), "settings".to_string()];
+    let code = code_of(
+        "// use crate::service::edge::web; (a comment)\n\
+         use crate::service::{edge::web::WebConfig, config};\n\
+         fn f() { super::super::edge::x(); }",
+    );
+    let reached: Vec<Module> = paths(&code, "crate::service::")
+        .iter()
+        .filter_map(|p| resolve(&from, p, &known, 2))
+        .collect();
+    assert_eq!(
+        reached,
+        vec![
+            vec!["edge".to_string(), "web".to_string()],
+            vec!["config".to_string()],
+            vec!["edge".to_string()],
+        ]
+    );
+}
+
+/// The circles of an import graph, one for each back edge a depth-first
+/// search meets (`a → b → a`).
+fn circles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<String> {
     let mut state: BTreeMap<&Module, u8> = BTreeMap::new(); // 1 on stack, 2 done
     let mut circles = Vec::new();
     fn visit<'a>(
@@ -272,44 +319,70 @@ fn every_import_between_the_layers_points_down_and_none_circles() {
         stack.pop();
         state.insert(m, 2);
     }
-    for m in files.keys() {
+    for m in edges.keys() {
         if !state.contains_key(m) {
-            visit(m, &edges, &mut state, &mut Vec::new(), &mut circles);
+            visit(m, edges, &mut state, &mut Vec::new(), &mut circles);
         }
     }
+    circles
+}
+
+/// The import graph of the modules under `src/` (`crate::…` and
+/// `super::…` paths; a module using its own ancestors' items is not an
+/// edge).
+fn crate_graph() -> BTreeMap<Module, BTreeSet<Module>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = BTreeMap::new();
+    modules(&root, &Vec::new(), &mut files);
+    // src/lib.rs and src/main.rs are the crate roots, not modules `lib`
+    // and `main`.
+    let lib = files.remove(&vec!["lib".to_string()]);
+    files.remove(&vec!["main".to_string()]);
+    if let Some(lib) = lib {
+        files.insert(Vec::new(), lib);
+    }
+    let known: BTreeSet<Module> = files.keys().cloned().collect();
+    let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+    for (from, file) in &files {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let own = edges.entry(from.clone()).or_default();
+        for path in paths(&code, "crate::") {
+            let Some(to) = resolve(from, &path, &known, 1) else {
+                continue;
+            };
+            if !from.starts_with(&to) {
+                own.insert(to);
+            }
+        }
+    }
+    edges
+}
+
+/// No two modules anywhere in `src/` import each other, directly or
+/// around a loop (issue 29: `service/config` ↔ `service/telemetry` was
+/// one).
+#[test]
+fn no_modules_of_the_crate_import_each_other_in_a_circle() {
+    let edges = crate_graph();
+    // The reader sees the imports that are there.
+    let m = |s: &str| s.split('/').map(String::from).collect::<Module>();
+    for (from, to) in [
+        ("core/game", "core/remoteness"),
+        ("service/rpc/solve", "core"),
+        ("cli/solve", "ojformat"),
+    ] {
+        assert!(
+            edges.get(&m(from)).is_some_and(|e| e
+                .iter()
+                .any(|t| m(to).starts_with(t) || t.starts_with(&m(to)))),
+            "{from} imports {to}, but the checker did not see it: {:?}",
+            edges.get(&m(from))
+        );
+    }
+    let circles = circles(&edges);
     assert!(
         circles.is_empty(),
         "modules in a circle:\n{}",
         circles.join("\n")
-    );
-}
-
-#[test]
-fn the_checker_resolves_crate_and_super_paths_outside_comments() {
-    let known: BTreeSet<Module> = [
-        vec!["config".to_string()],
-        vec!["config".to_string(), "settings".to_string()],
-        vec!["edge".to_string()],
-        vec!["edge".to_string(), "web".to_string()],
-    ]
-    .into_iter()
-    .collect();
-    let from = vec!["config".to_string(), "settings".to_string()];
-    let code = code_of(
-        "// use crate::service::edge::web; (a comment)\n\
-         use crate::service::{edge::web::WebConfig, config};\n\
-         fn f() { super::super::edge::x(); }",
-    );
-    let reached: Vec<Module> = paths(&code)
-        .iter()
-        .filter_map(|p| resolve(&from, p, &known))
-        .collect();
-    assert_eq!(
-        reached,
-        vec![
-            vec!["edge".to_string(), "web".to_string()],
-            vec!["config".to_string()],
-            vec!["edge".to_string()],
-        ]
     );
 }

@@ -27,6 +27,7 @@ static std::string feedback_dir;
 [[noreturn]] static void verdict(int code, const std::string& message) {
   std::ofstream out(feedback_dir + "/judgemessage.txt");
   out << message << "\n";
+  out.close();  // std::exit destroys no local object: flush it first
   std::cerr << message << "\n";
   std::exit(code);
 }
@@ -34,6 +35,7 @@ static std::string feedback_dir;
 [[noreturn]] static void judge_error(const std::string& message) {
   std::ofstream out(feedback_dir + "/judgeerror.txt");
   out << message << "\n";
+  out.close();
   std::cerr << "judge error: " << message << "\n";
   std::exit(1);
 }
@@ -94,5 +96,5 @@ int main(int argc, char** argv) {
     verdict(43, "wrong answer case " + std::to_string(first) + ": expected " + first_expected +
                     ", got " + first_got + " (" + std::to_string(wrong) + " of " +
                     std::to_string(t) + " cases wrong)");
-  verdict(42, "ok " + std::to_string(t) + " cases");
+  verdict(42, "ok: " + std::to_string(t) + " cases");
 }

@@ -42,6 +42,7 @@ static bool closed = false;  // the program's input is closed
   }
   std::ofstream out(feedback_dir + "/judgemessage.txt");
   out << message << "\n";
+  out.close();  // std::exit destroys no local object: flush it first
   std::cerr << message << "\n";
   std::exit(code);
 }
@@ -279,7 +280,7 @@ int main(int argc, char** argv) {
   while ((c = std::getchar()) != EOF)
     if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
       verdict(43, "wrong answer: output after the last game (byte " + std::to_string(c) + ")");
-  verdict(42, "ok " + std::to_string(t) + " games won (" + std::to_string(won_first) +
+  verdict(42, "ok: " + std::to_string(t) + " cases, every game won (" + std::to_string(won_first) +
                   " as FIRST, " + std::to_string(t - won_first) + " as SECOND), " +
                   std::to_string(total_plies) + " plies");
 }

@@ -6,7 +6,10 @@
 #
 # Usage: python3 testing_tool.py GAMES_FILE -- your_program [args...]
 # GAMES_FILE holds T, then per game n and the piles (like data/sample/*.in).
-# Every line exchanged is echoed on stderr (> to your program, < from it).
+# Every line exchanged is echoed on stderr the way the problem format's
+# .interaction files (data/sample/*.interaction) write it: `<` and the line
+# for what the judge writes to your program, `>` and the line for what your
+# program writes to the judge.
 import random
 import subprocess
 import sys
@@ -93,7 +96,7 @@ def main():
     proc = subprocess.Popen(sys.argv[3:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def say(s):
-        print(">", s, file=sys.stderr)
+        print("<" + s, file=sys.stderr)
         proc.stdin.write(s + "\n")
         proc.stdin.flush()
 
@@ -101,7 +104,7 @@ def main():
         s = proc.stdout.readline()
         if not s:
             fail("your program's output ended")
-        print("<", s.rstrip("\n"), file=sys.stderr)
+        print(">" + s.rstrip("\n"), file=sys.stderr)
         return s.rstrip("\n")
 
     def fail(why):

@@ -14,7 +14,11 @@
 //!   one that fits is reserved in `limits.max_memory_bytes` as it arrives:
 //!   its bytes at its prefix and, for rows, 8 bytes for each varint seen
 //!   (what its decoding may take) before the bytes are passed on, or
-//!   refused with the budget's RESOURCE_EXHAUSTED and retry hint. A unary call's body ends for tonic with its one message
+//!   refused with the budget's RESOURCE_EXHAUSTED and retry hint. A
+//!   SuggestMove message is also refused as it arrives once it holds more
+//!   values than a row of `limits.max_piles` piles (two a pile, for a
+//!   client that does not pack the row), so that a message of one-byte
+//!   piles costs no decoding. A unary call's body ends for tonic with its one message
 //!   (tonic would otherwise wait for the body's end, holding the message);
 //!   more data after it is refused at once (INVALID_ARGUMENT).
 //!
@@ -101,6 +105,19 @@ struct MethodLimit {
     max_message: u64,
     /// Which setting bounds it, for the message.
     bound: &'static str,
+    /// SuggestMove: the most values a message may hold (its varints, each
+    /// ending with a byte below 0x80), so that a message of a million
+    /// one-byte piles is refused as it arrives, not decoded first; `None`
+    /// for messages with a `bytes` field (`piles_le`), whose bytes are not
+    /// values.
+    max_values: Option<u64>,
+}
+
+/// The most values (varints) a message with a row of `piles` piles holds:
+/// two for each pile (a pile and its tag, should a client not pack the
+/// row) and 4,096 for the other fields.
+fn row_message_values(piles: usize) -> u64 {
+    (piles as u64).saturating_mul(2).saturating_add(4096)
 }
 
 /// The bytes of a message carrying a row of `piles` piles and a few small
@@ -145,11 +162,13 @@ fn method_limit(path: &str, limits: &Limits) -> Option<MethodLimit> {
         ),
         _ => return None,
     };
+    let max_values = (method == "SuggestMove").then(|| row_message_values(limits.max_piles.get()));
     Some(MethodLimit {
         method,
         kind,
         max_message,
         bound,
+        max_values,
     })
 }
 
@@ -180,6 +199,7 @@ pub fn limit_layer(
                 reservation: None,
                 message_len: 0,
                 decoded: 0,
+                values: 0,
                 done: false,
             })
         })
@@ -205,6 +225,8 @@ struct Metered {
     /// so far (8 for each varint's last byte seen).
     message_len: u64,
     decoded: u64,
+    /// The current message's values (varints) so far.
+    values: u64,
     /// A unary call's message is complete: the body ends here for tonic.
     done: bool,
 }
@@ -282,6 +304,7 @@ impl Metered {
         self.reservation = Some(reservation);
         self.message_len = len;
         self.decoded = 0;
+        self.values = 0;
         self.remaining = Some(len);
         Ok(())
     }
@@ -296,6 +319,16 @@ impl Metered {
             return Ok(());
         }
         let ends = payload.iter().filter(|&&b| b < 0x80).count() as u64;
+        self.values += ends;
+        if let Some(max) = self.limit.max_values
+            && self.values > max
+        {
+            return Err(Status::resource_exhausted(format!(
+                "{}: a request message of at least {} values, more than a row of {} piles \
+                 takes ({})",
+                self.limit.method, self.values, self.state.limits.max_piles, self.limit.bound
+            )));
+        }
         self.decoded = (self.decoded + 8 * ends).min(8 * self.message_len);
         let needed = piles_of_bytes(self.message_len) + piles_of_bytes(self.decoded);
         let Some(held) = self.reservation.as_mut() else {
