@@ -15,8 +15,11 @@ use futures::StreamExt;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stonegame::core::exhaustive::{after, all_rows};
+use stonegame::core::game::TEMPO_MAX_PILES;
 use stonegame::core::moves::legal_moves;
-use stonegame::core::remoteness::{ExhaustiveRemoteness, MoveRange, remoteness, solve_with};
+use stonegame::core::remoteness::{
+    ExhaustiveRemoteness, MoveRange, after_move, best_move, remoteness, solve_with,
+};
 use stonegame::core::{MAX_PILE, Move, Never, Side, Variant};
 use stonegame::service::pb;
 use stonegame::wire::convert::remoteness_from_wire;
@@ -584,6 +587,89 @@ async fn positions_above_the_analysis_bound_carry_no_remoteness() {
             for _ in 0..4 {
                 referee_game_by_steps(&mut client, &mut truth, &row, variant, &mut rng, 2).await;
             }
+        }
+    }
+}
+
+/// The remoteness a move of `row` should leave with tempo: in a won
+/// position the smallest even child's, else the largest child's.
+fn tempo_after(children: &[(Move, u32)], wins: bool) -> u32 {
+    let even = children.iter().map(|c| c.1).filter(|r| r % 2 == 0);
+    if wins {
+        even.min().expect("a won position has a lost child")
+    } else {
+        children.iter().map(|c| c.1).max().expect("a move")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suggest_chooses_the_tempo_move() {
+    let server = common::server(|_| {}).await;
+    let mut client = common::client(&server).await;
+    for variant in [Variant::TwoEnds, Variant::Leftmost] {
+        let mut truth = ExhaustiveRemoteness::new(variant);
+        for row in all_rows(4, 4) {
+            let children = truth.children(&row);
+            let wins = truth.remoteness(&row) % 2 == 1;
+            let best = tempo_after(&children, wins);
+            for want in [false, true] {
+                let r = client
+                    .suggest_move(suggest_request(&row, variant, want))
+                    .await
+                    .unwrap()
+                    .into_inner();
+                let what = format!("{variant} {row:?} want_remoteness {want}");
+                let m = Move::try_from(r.chosen.as_ref().unwrap()).unwrap();
+                let left = children.iter().find(|c| c.0 == m).expect("a legal move").1;
+                assert_eq!(left, best, "{what}: {m}");
+                // The tie-break of the core and of the game bot.
+                assert_eq!(m, best_move(&common::valid(&row), variant), "{what}");
+                let rule = if wins {
+                    "fastest winning move"
+                } else {
+                    "resists longest"
+                };
+                assert!(r.explanation.contains(rule), "{what}: {}", r.explanation);
+                assert!(
+                    r.explanation.contains(&format!("in {left} plies")),
+                    "{what}: {}",
+                    r.explanation
+                );
+                if want {
+                    assert_eq!(plies(&r.chosen.unwrap().remoteness_after), u128::from(left));
+                }
+            }
+        }
+    }
+    // Longer rows: at most TEMPO_MAX_PILES piles without want_remoteness,
+    // any length with it; the chosen move leaves the best remoteness of
+    // the move ranges.
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for (n, want) in [(TEMPO_MAX_PILES, false), (TEMPO_MAX_PILES + 72, true)] {
+        for _ in 0..3 {
+            let row: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1_000)).collect();
+            let r = client
+                .suggest_move(suggest_request(&row, Variant::TwoEnds, want))
+                .await
+                .unwrap()
+                .into_inner();
+            let Ok(core) = solve_with(&common::valid(&row), Variant::TwoEnds, &Never);
+            let m = Move::try_from(r.chosen.as_ref().unwrap()).unwrap();
+            assert_eq!(
+                m,
+                best_move(&common::valid(&row), Variant::TwoEnds),
+                "n = {n}"
+            );
+            let left = after_move(&core.ranges, n, &m).unwrap();
+            assert_eq!(left, core.ranges[0].best().1, "n = {n}");
+            let wins = core.remoteness % 2 == 1;
+            let optimal = core
+                .ranges
+                .iter()
+                .filter(|x| x.mover_wins == wins)
+                .flat_map(|x| [x.remoteness_at(x.left_min), x.remoteness_at(x.left_max)]);
+            let optimal = if wins { optimal.min() } else { optimal.max() };
+            assert_eq!(Some(left), optimal, "n = {n}");
         }
     }
 }
