@@ -649,7 +649,17 @@ impl Session {
                         Handled::Wait | Handled::Played => {}
                     }
                 }
-                let mv = self.game.bot_move(&self.bot).expect("the game is not over");
+                // The position's ranges, when its analysis solved it: the
+                // bot's tempo move is read from them, not solved again.
+                let ranges = self
+                    .known
+                    .as_ref()
+                    .filter(|k| k.ply == self.game.ply())
+                    .map(Known::ranges);
+                let mv = self
+                    .game
+                    .bot_move_knowing(&self.bot, ranges)
+                    .expect("the game is not over");
                 let played = self.game.play_move(mv).expect("the bot's moves are legal");
                 self.sync_memory();
                 self.state.metrics.play_move(Mover::Bot);

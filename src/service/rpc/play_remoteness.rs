@@ -47,6 +47,12 @@ impl Known {
     pub fn after(&self, m: &Move) -> Option<u128> {
         after_move(&self.ranges, self.piles, m)
     }
+
+    /// The position's moves, best first ([`solve_with`]'s ranges): the
+    /// bot reads its tempo move from them.
+    pub fn ranges(&self) -> &[MoveRange] {
+        &self.ranges
+    }
 }
 
 /// The game stopped (its client went away, its deadline passed, or the
