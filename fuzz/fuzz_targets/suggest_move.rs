@@ -13,7 +13,8 @@
 //! legal moves, the exhaustive solver's winning moves on tiny rows, and a
 //! random move (strength < 1) that is legal; with `want_remoteness` (rows
 //! of at most 64 piles, or leftmost), the core's remoteness, of the verdict's
-//! parity, and the chosen move's remoteness after it.
+//! parity, and the chosen move's remoteness after it, the chosen move of
+//! an optimal draw being the core's `best_move` (tempo).
 #![no_main]
 
 use std::num::NonZeroUsize;
@@ -21,10 +22,10 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
-use stonegame::core::remoteness::solve_with;
+use stonegame::core::remoteness::{best_move, solve_with};
 use stonegame::core::{MAX_PILE, Move, Never, Side, Variant};
 use stonegame::service::rpc::convert::SuggestMove;
-use stonegame::service::rpc::suggest::respond;
+use stonegame::service::rpc::suggest::{BotDraw, respond};
 use stonegame::service::{Config, Limits, pb};
 use stonegame::wire::convert::remoteness_from_wire;
 use stonegame_fuzz::{assert_solved_right, is_legal};
@@ -85,7 +86,10 @@ fuzz_target!(|data: &[u8]| {
                     solved
                 });
             let plies = solved.as_ref().map(|s| s.remoteness);
-            let resp = respond(&ok.row, ok.variant, ok.strength, ok.seed, analysis, solved)
+            let bot = BotDraw::new(ok.strength, ok.seed);
+            let tempo = (bot.optimal && plies.is_some()).then(|| best_move(&ok.row, ok.variant));
+            let want = solved.is_some();
+            let resp = respond(&ok.row, ok.variant, bot, analysis, solved, want)
                 .expect("every move listed is in a range");
             assert_eq!(resp.mover_wins, wins);
             if let Some(plies) = plies {
@@ -117,6 +121,9 @@ fuzz_target!(|data: &[u8]| {
             assert!(chosen.take >= 1 && chosen.take <= pile, "{chosen:?}");
             assert_eq!(chosen.take.checked_add(chosen.remaining), Some(pile));
             assert!(is_legal(&ok.row, ok.variant, chosen), "{chosen:?}");
+            if let Some(tempo) = tempo {
+                assert_eq!(chosen, tempo, "the tempo move");
+            }
         }
     }
 });

@@ -52,6 +52,14 @@ pub struct InteractArgs {
     #[arg(long, default_value_t = 10_000, value_name = "MS",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub move_timeout_ms: u64,
+    /// Accept only wins with tempo: each game must be won within the
+    /// remoteness of its row (the plies of perfect play, the winner winning
+    /// fastest), the judge then resisting longest when it loses. A slower
+    /// win is a wrong answer (exit 1, kattis 43): "won, but too slowly:
+    /// took K plies, perfect play takes R". Costs the O(n²) remoteness of
+    /// each row (about 0.2 s at n = 1,000); games last up to that many plies.
+    #[arg(long)]
+    pub tempo: bool,
     /// Write every line exchanged (`>` judge to program, `<` program to
     /// judge, `#` notes) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -174,6 +182,7 @@ fn judged(args: &InteractArgs) -> Result<Outcome, String> {
         strength: args.strength,
         seed: args.seed,
         move_timeout: Duration::from_millis(args.move_timeout_ms),
+        tempo: args.tempo,
     };
     judge::interact(&games, &settings, program, transcript).map_err(|e| e.to_string())
 }

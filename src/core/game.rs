@@ -28,6 +28,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::cancel::Cancel;
 use super::moves::{Analysis, Move, Side, random_end_move};
+use super::remoteness::MoveRange;
 use super::row::{ValidRow, Variant};
 use super::tables::{left_step, right_step};
 
@@ -625,21 +626,32 @@ impl Game {
 
     /// The bot's move at this ply; `None` once the game is over.
     pub fn bot_move(&self, bot: &Bot) -> Option<Move> {
+        self.bot_move_knowing(bot, None)
+    }
+
+    /// [`Game::bot_move`] given the position's move ranges when the caller
+    /// has them (`ranges`: the [`Solved::ranges`](crate::core::remoteness::Solved::ranges) of the live row now, as the
+    /// Play RPC's analysis solves it): the tempo move is read from them
+    /// instead of being solved again. The same move either way.
+    pub fn bot_move_knowing(&self, bot: &Bot, ranges: Option<&[MoveRange]>) -> Option<Move> {
         if self.is_over() {
             return None;
         }
         // No random numbers needed: skip seeding (the same move as below).
         if bot.strength >= 1.0 {
             match self.first_winning() {
-                Some(m) => return Some(self.tempo_move().unwrap_or(m)),
+                Some(m) => return Some(self.tempo_move(ranges).unwrap_or(m)),
                 None if bot.when_lost == WhenLost::Prolong => {
-                    return Some(self.tempo_move().unwrap_or_else(|| self.prolong_move()));
+                    return Some(
+                        self.tempo_move(ranges)
+                            .unwrap_or_else(|| self.prolong_move()),
+                    );
                 }
                 None => {}
             }
         }
         let mut rng = ply_rng(bot.seed, self.ply);
-        self.bot_move_with(bot.strength, bot.when_lost, &mut rng)
+        self.choose(bot.strength, bot.when_lost, &mut rng, ranges)
     }
 
     /// The bot's move with the caller's random numbers: optimal with
@@ -651,16 +663,27 @@ impl Game {
         when_lost: WhenLost,
         rng: &mut impl Rng,
     ) -> Option<Move> {
+        self.choose(strength, when_lost, rng, None)
+    }
+
+    /// [`Game::bot_move_with`], the tempo move from `ranges` when given.
+    fn choose(
+        &self,
+        strength: f64,
+        when_lost: WhenLost,
+        rng: &mut impl Rng,
+        ranges: Option<&[MoveRange]>,
+    ) -> Option<Move> {
         if self.is_over() {
             return None;
         }
         let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
         Some(if optimal {
             match self.first_winning() {
-                Some(m) => self.tempo_move().unwrap_or(m),
-                None if when_lost == WhenLost::Prolong => {
-                    self.tempo_move().unwrap_or_else(|| self.prolong_move())
-                }
+                Some(m) => self.tempo_move(ranges).unwrap_or(m),
+                None if when_lost == WhenLost::Prolong => self
+                    .tempo_move(ranges)
+                    .unwrap_or_else(|| self.prolong_move()),
                 None => self.lost_move(when_lost, rng),
             }
         } else {
@@ -679,13 +702,19 @@ impl Game {
     /// tie-break); `None` on longer positions (O(m²) a move, so the bot
     /// keeps its O(1) moves there: any winning move, or
     /// [`WhenLost::Prolong`]'s).
-    fn tempo_move(&self) -> Option<Move> {
+    /// With `ranges` (the live row's move ranges), the best of them
+    /// ([`remoteness::best_of`](crate::core::remoteness::best_of)), not
+    /// solved again.
+    fn tempo_move(&self, ranges: Option<&[MoveRange]>) -> Option<Move> {
         if self.last - self.first + 1 > TEMPO_MAX_PILES {
             return None;
         }
         let piles = self.piles_now();
         let row = ValidRow::new(&piles, super::row::MAX_PILES).ok()?;
-        Some(super::remoteness::best_move(&row, self.row.variant))
+        Some(match ranges {
+            Some(ranges) => super::remoteness::best_of(&row, ranges),
+            None => super::remoteness::best_move(&row, self.row.variant),
+        })
     }
 
     /// [`WhenLost::Prolong`]'s move (legal in any live position).

@@ -2,7 +2,9 @@
 //! scripts in a temporary directory): a perfect one, a wrong seat, a
 //! blunder, garbage, an illegal move, a silent one, one that exits early,
 //! one that floods; testlib and Kattis exit codes and messages, the
-//! transcript, and the judge systems that wire the pipes themselves.
+//! transcript, and the judge systems that wire the pipes themselves;
+//! `--tempo`: a contestant with tempo accepted, one that wins slowly
+//! rejected.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -17,7 +19,8 @@ const STONEGAME: &str = env!("CARGO_BIN_EXE_stonegame");
 /// move is not a move), `illegal` (its second move takes too many),
 /// `silent` (says nothing after its seat), `exit-early` (exits after its
 /// seat), `flood` (a 10,000-byte line instead of a seat), `deaf` (never
-/// reads, never writes). It exits on `-1`.
+/// reads, never writes), `tempo` (a fastest winning move by the game tree's
+/// remoteness, its own memoised search: small rows only). It exits on `-1`.
 const PLAYER: &str = r#"
 import sys, time
 
@@ -62,6 +65,30 @@ def winning(a, variant):
         return ("R", a[-1] - u)
     return None
 
+memo = {}
+
+def children(a, variant):
+    sides = ["L"] if variant == "leftmost" or len(a) == 1 else ["L", "R"]
+    for side in sides:
+        i = 0 if side == "L" else len(a) - 1
+        for k in range(1, a[i] + 1):
+            b = list(a)
+            apply(b, side, k)
+            yield (side, k), tuple(b)
+
+def remoteness(a, variant):
+    if not a:
+        return 0
+    if a not in memo:
+        rs = [remoteness(b, variant) for _, b in children(a, variant)]
+        lost = [r for r in rs if r % 2 == 0]
+        memo[a] = 1 + (min(lost) if lost else max(rs))
+    return memo[a]
+
+def tempo(a, variant):
+    moves = [(remoteness(b, variant), m) for m, b in children(tuple(a), variant)]
+    return min(r_m for r_m in moves if r_m[0] % 2 == 0)[1]
+
 def apply(a, side, k):
     i = 0 if side == "L" else len(a) - 1
     a[i] -= k
@@ -102,6 +129,8 @@ for g in range(games):
     while a:
         if mine:
             w = winning(a, variant) or ("L", 1)
+            if mode == "tempo":
+                w = tempo(a, variant)
             if mode == "blunder" and moves == 1:
                 w = ("L", 1) if w != ("L", 1) else (("L", 2) if a[0] >= 2 else ("R", 1))
             if mode == "garbage" and moves == 1:
@@ -478,4 +507,67 @@ fn a_shell_pipeline_with_a_fifo() {
         .unwrap();
     let (code, err) = code_and_stderr(out);
     assert_eq!(code, 3, "{err}");
+}
+
+/// A won row whose first winning move (`L 1`, leaving (5 5): 11 plies
+/// against the longest resistance) is slower than its fastest (`R 4`,
+/// leaving (1 5 1): 5 plies), then the lost (3 1 9 4) and a single pile.
+const TEMPO_INPUT: &str = "3\n3\n1 5 5\n4\n3 1 9 4\n1\n7\n";
+
+#[test]
+fn tempo_accepts_fast_wins_only() {
+    let s = Setup::new(TEMPO_INPUT);
+    // Off: any win is accepted, today's verdict.
+    let (code, err) = s.run(&[TIMEOUT], &["perfect"]);
+    assert_eq!(code, 0, "{err}");
+    assert_has(&err, &["ok 3 games won (2 as FIRST, 1 as SECOND), "]);
+    assert!(!err.contains("remoteness"), "{err}");
+    // On: the program with tempo wins each game within its remoteness
+    // (5, 10 and 1 plies: the judge resists longest in the lost one).
+    let t = s.s("t.txt");
+    let (code, err) = s.run(&[TIMEOUT, "--tempo", "--transcript", &t], &["tempo"]);
+    assert_eq!(code, 0, "{err}");
+    assert_has(
+        &err,
+        &["ok 3 games won (2 as FIRST, 1 as SECOND), 16 plies, each within its remoteness"],
+    );
+    let transcript = std::fs::read_to_string(s.path("t.txt")).unwrap();
+    assert_has(
+        &transcript,
+        &[
+            "# game 1: n = 3, the first player wins, perfect play takes 5 plies\n",
+            "# game 1: won by the program in 5 plies\n",
+            "# game 2: n = 4, the first player loses, perfect play takes 10 plies\n",
+            "# game 2: won by the program in 10 plies\n",
+        ],
+    );
+    // The first winning move wins too, but slowly.
+    let (code, err) = s.run(&[TIMEOUT, "--tempo"], &["perfect"]);
+    assert_eq!(code, 1, "{err}");
+    assert_has(
+        &err,
+        &["wrong answer game 1: won, but too slowly: took 11 plies, perfect play takes 5"],
+    );
+    // Kattis: a wrong answer too.
+    let feedback = s.path("feedback");
+    std::fs::create_dir(&feedback).unwrap();
+    let out = Command::new(STONEGAME)
+        .args(["interact", "--format", "kattis", "--tempo", TIMEOUT])
+        .arg(s.path("in.txt"))
+        .arg(s.path("answer"))
+        .arg(&feedback)
+        .args(["--", "python3"])
+        .arg(s.path("player.py"))
+        .arg("perfect")
+        .output()
+        .unwrap();
+    let msg = std::fs::read_to_string(feedback.join("judgemessage.txt")).unwrap();
+    assert_eq!(out.status.code(), Some(43), "{msg}");
+    assert_has(&msg, &["won, but too slowly: took 11 plies"]);
+    // The leftmost variant: every win there is a fastest one.
+    let (code, err) = s.run(
+        &[TIMEOUT, "--tempo", "--variant", "leftmost"],
+        &["perfect", "leftmost"],
+    );
+    assert_eq!(code, 0, "{err}");
 }

@@ -669,3 +669,40 @@ fn the_perfect_bot_against_itself_plays_the_remoteness() {
         }
     }
 }
+
+/// The bot given the position's move ranges (as the Play RPC's analysis
+/// has them) plays the move it plays without them, at every strength and
+/// in both lost-position policies, along whole games.
+#[test]
+fn the_bot_reading_known_ranges_plays_the_same_moves() {
+    use stonegame::core::game::WhenLost;
+    use stonegame::core::remoteness::move_ranges;
+    for variant in [Variant::TwoEnds, Variant::Leftmost] {
+        for piles in all_rows(4, 4) {
+            for (strength, when_lost) in [
+                (1.0, WhenLost::Prolong),
+                (1.0, WhenLost::Shorten),
+                (0.6, WhenLost::Prolong),
+                (0.6, WhenLost::Shorten),
+            ] {
+                let bot = Bot {
+                    strength,
+                    seed: 5,
+                    when_lost,
+                };
+                let mut game = Game::new(row(&piles, variant, RowOptions::default()));
+                while !game.is_over() {
+                    let now = game.piles_now();
+                    let ranges = move_ranges(&ValidRow::new(&now, 64).unwrap(), variant);
+                    let m = game.bot_move(&bot).unwrap();
+                    assert_eq!(
+                        game.bot_move_knowing(&bot, Some(&ranges)),
+                        Some(m),
+                        "{variant:?} {piles:?} at {now:?}"
+                    );
+                    game.play_move(m).unwrap();
+                }
+            }
+        }
+    }
+}

@@ -13,8 +13,9 @@ use rand_chacha::ChaCha8Rng;
 use stonegame::client::Client;
 use stonegame::core::exhaustive::{Exhaustive, all_rows};
 use stonegame::core::planted::plant_loss;
+use stonegame::core::remoteness::best_move;
 use stonegame::core::tables::Tables;
-use stonegame::core::{MAX_PILE, Move, Variant, analyze, bot_move, first_player_wins};
+use stonegame::core::{MAX_PILE, Move, Variant, analyze, first_player_wins};
 use stonegame::service::pb;
 use stonegame::wire::{LeWidth, piles_to_le};
 
@@ -267,10 +268,10 @@ async fn suggest_matches_exhaustive_solver_on_all_small_rows() {
                 .unwrap();
             if wins {
                 assert!(winning.contains(&chosen), "{variant} {row:?}: {chosen:?}");
-            } else {
-                let bot = bot_move(&common::valid(&row), variant);
-                assert_eq!(chosen, bot, "{variant} {row:?}");
             }
+            // The tempo bot's move (a fastest win, or the longest resistance).
+            let bot = best_move(&common::valid(&row), variant);
+            assert_eq!(chosen, bot, "{variant} {row:?}");
             assert!(!r.explanation.is_empty());
         }
     }
@@ -299,8 +300,8 @@ async fn weak_bots_play_legal_moves_reproducibly() {
     }
     // Strength 0 really is random: all 5 + 3 legal moves show up.
     assert_eq!(random_moves.len(), 8, "{random_moves:?}");
-    // Strength 1 is the optimal move whatever the seed.
-    let best = analyze(&common::valid(&row), Variant::TwoEnds).best_move;
+    // Strength 1 is the optimal move (with tempo) whatever the seed.
+    let best = best_move(&common::valid(&row), Variant::TwoEnds);
     for seed in 0..20 {
         let r = client
             .suggest(row.clone(), Variant::TwoEnds, Some(1.0), seed)

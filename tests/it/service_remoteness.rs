@@ -1,8 +1,10 @@
-//! The remoteness over real gRPC (issue 31 §2): SuggestMove's
+//! The remoteness over real gRPC (issue 31 §2, §3): SuggestMove's
 //! `remoteness`, `remoteness_after` and `move_ranges` against the core's
 //! game-tree truth on every small row, a row near 2^63 whose remoteness
 //! passes 2^64 − 1, Solve's `want_remoteness`, and what admission charges
-//! for it.
+//! for it; the remoteness of every position and move of Play and PlayStep
+//! games with analysis against the same truth, across resumed turns, and
+//! none above `limits.analysis_remoteness_max_piles`.
 
 use crate::common;
 
@@ -10,8 +12,14 @@ use std::collections::HashMap;
 use std::num::NonZeroU64;
 
 use futures::StreamExt;
-use stonegame::core::exhaustive::all_rows;
-use stonegame::core::remoteness::{ExhaustiveRemoteness, MoveRange, remoteness, solve_with};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use stonegame::core::exhaustive::{after, all_rows};
+use stonegame::core::game::TEMPO_MAX_PILES;
+use stonegame::core::moves::legal_moves;
+use stonegame::core::remoteness::{
+    ExhaustiveRemoteness, MoveRange, after_move, best_move, remoteness, solve_with,
+};
 use stonegame::core::{MAX_PILE, Move, Never, Side, Variant};
 use stonegame::service::pb;
 use stonegame::wire::convert::remoteness_from_wire;
@@ -341,4 +349,391 @@ async fn a_long_remoteness_stops_when_its_client_goes() {
         .unwrap()
         .into_inner();
     assert_eq!(plies(&r.remoteness), 3);
+}
+
+fn maybe_plies(r: &Option<pb::Remoteness>) -> Option<u128> {
+    r.as_ref()
+        .map(|r| remoteness_from_wire(r).expect("a decimal remoteness"))
+}
+
+/// The live row of a GameState on `row` (empty once over).
+fn live(row: &[u64], s: &pb::GameState) -> Vec<u64> {
+    if s.left_size == 0 {
+        return Vec::new();
+    }
+    let mut out = row[s.first_pile as usize..=s.last_pile as usize].to_vec();
+    out[0] = s.left_size;
+    let len = out.len();
+    out[len - 1] = s.right_size;
+    out
+}
+
+/// Checks the remoteness of a GameState of a game with analysis against
+/// the game tree, `prev` being the previous state's (`None`: it had
+/// none); returns this state's. Positions of more than `bound` live piles
+/// must carry none.
+fn check_state(
+    truth: &mut ExhaustiveRemoteness,
+    row: &[u64],
+    s: &pb::GameState,
+    prev: Option<u128>,
+    bound: usize,
+) -> Option<u128> {
+    let now = live(row, s);
+    let what = format!("{row:?} at ply {} ({now:?})", s.ply);
+    let want = u128::from(truth.remoteness(&now));
+    // The verdict is there whatever the bound.
+    assert_eq!(s.mover_wins, want % 2 == 1, "{what}");
+    let got = maybe_plies(&s.remoteness);
+    let last = s.last_move.as_ref();
+    let last_after = last.map(|l| maybe_plies(&l.r#move.as_ref().unwrap().remoteness_after));
+    if now.len() > bound {
+        assert_eq!(got, None, "{what}: above the bound");
+        assert!(
+            s.winning_moves.iter().all(|m| m.remoteness_after.is_none()),
+            "{what}"
+        );
+        assert_eq!(last_after, last.map(|_| None), "{what}");
+    } else {
+        assert_eq!(got, Some(want), "{what}");
+        for m in &s.winning_moves {
+            let child = after(&now, Move::try_from(m).unwrap());
+            let r = u128::from(truth.remoteness(&child));
+            assert_eq!(maybe_plies(&m.remoteness_after), Some(r), "{what}: {m:?}");
+            assert_eq!(r % 2, 0, "{what}: a winning move leaves a lost position");
+        }
+        // The move played left this position.
+        assert_eq!(last_after, last.map(|_| Some(want)), "{what}");
+    }
+    if let Some(last) = last {
+        assert_eq!(maybe_plies(&last.remoteness_before), prev, "{what}");
+        if let Some(before) = prev {
+            // A blunder turns a win (odd) into a win for the opponent (odd).
+            let blunder = before % 2 == 1 && want % 2 == 1;
+            assert_eq!(last.blunder, blunder, "{what}: {last:?}");
+        }
+        if last.blunder && got.is_some() {
+            assert_eq!(want % 2, 1, "{what}: a blunder's remoteness_after is odd");
+        }
+    }
+    got
+}
+
+fn start_game(row: &[u64], variant: Variant, seat: pb::Seat, analysis: bool) -> pb::StartGame {
+    pb::StartGame {
+        piles: row.to_vec(),
+        variant: pb::Variant::from(variant) as i32,
+        client_seat: seat as i32,
+        analysis,
+        ..Default::default()
+    }
+}
+
+/// The events of one PlayStep call.
+async fn step(
+    client: &mut stonegame::service::pb::stone_game_client::StoneGameClient<
+        tonic::transport::Channel,
+    >,
+    step: pb::play_step_request::Step,
+) -> Vec<pb::play_event::Event> {
+    let mut rx = client
+        .play_step(pb::PlayStepRequest { step: Some(step) })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(event) = rx.message().await.unwrap() {
+        out.push(event.event.expect("an event"));
+    }
+    out
+}
+
+/// Plays a game on `row` by PlayStep calls, the client (SEAT_BOTH) making
+/// random legal moves from `rng`, every turn resumed from the last token;
+/// every GameState checked with [`check_state`].
+async fn referee_game_by_steps(
+    client: &mut stonegame::service::pb::stone_game_client::StoneGameClient<
+        tonic::transport::Channel,
+    >,
+    truth: &mut ExhaustiveRemoteness,
+    row: &[u64],
+    variant: Variant,
+    rng: &mut ChaCha8Rng,
+    bound: usize,
+) {
+    use pb::play_event::Event;
+    let first = step(
+        client,
+        pb::play_step_request::Step::Start(start_game(row, variant, pb::Seat::Both, true)),
+    )
+    .await;
+    let [Event::State(state)] = &first[..] else {
+        panic!("{row:?}: one GameState, got {first:?}");
+    };
+    let mut state = state.clone();
+    let mut prev = check_state(truth, row, &state, None, bound);
+    loop {
+        let now = live(row, &state);
+        let moves = legal_moves(&now, variant);
+        let m = moves[rng.random_range(0..moves.len())];
+        let events = step(
+            client,
+            pb::play_step_request::Step::Turn(pb::Turn {
+                state_token: state.state_token.clone(),
+                piles: row.to_vec(),
+                action: Some(pb::turn::Action::Move(pb::SubmitMove {
+                    ply: state.ply,
+                    r#move: Some(pb::Move {
+                        side: pb::Side::from(m.side) as i32,
+                        take: m.take,
+                        ..Default::default()
+                    }),
+                })),
+                ..Default::default()
+            }),
+        )
+        .await;
+        let Some(Event::State(next)) = events.first() else {
+            panic!("{row:?}: a GameState first, got {events:?}");
+        };
+        state = next.clone();
+        // Across the resumed turn: the previous call's position.
+        prev = check_state(truth, row, &state, prev, bound);
+        if state.left_size == 0 {
+            assert!(matches!(events.get(1), Some(Event::Over(_))), "{events:?}");
+            return;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_analysis_remoteness_matches_the_game_tree() {
+    use pb::play_event::Event;
+    let server = common::server(|_| {}).await;
+    let mut client = common::client(&server).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for variant in [Variant::TwoEnds, Variant::Leftmost] {
+        let mut truth = ExhaustiveRemoteness::new(variant);
+        for row in all_rows(4, 3) {
+            // Bot against bot on a Play stream: every state is the truth,
+            // and the perfect bot (tempo) plays exactly the remoteness.
+            let (tx, rx) = tokio::sync::mpsc::channel(1);
+            tx.send(pb::PlayRequest {
+                action: Some(pb::play_request::Action::Start(start_game(
+                    &row,
+                    variant,
+                    pb::Seat::None,
+                    true,
+                ))),
+            })
+            .await
+            .unwrap();
+            let mut events = client
+                .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+                .await
+                .unwrap()
+                .into_inner();
+            let mut prev = None;
+            let plies = loop {
+                match events.message().await.unwrap().unwrap().event.unwrap() {
+                    Event::State(s) => prev = check_state(&mut truth, &row, &s, prev, 128),
+                    Event::Over(o) => break o.plies,
+                    other => panic!("{other:?}"),
+                }
+            };
+            drop(tx);
+            assert_eq!(
+                u128::from(plies),
+                u128::from(truth.remoteness(&row)),
+                "{variant} {row:?}"
+            );
+            // The client referees random moves by PlayStep turns.
+            referee_game_by_steps(&mut client, &mut truth, &row, variant, &mut rng, 128).await;
+        }
+    }
+    // Without analysis: no remoteness anywhere.
+    let events = step(
+        &mut client,
+        pb::play_step_request::Step::Start(start_game(
+            &[3, 1, 2],
+            Variant::TwoEnds,
+            pb::Seat::Second,
+            false,
+        )),
+    )
+    .await;
+    let mut states = 0;
+    for event in events {
+        if let Event::State(s) = event {
+            states += 1;
+            assert_eq!(s.remoteness, None);
+            if let Some(last) = s.last_move {
+                assert_eq!(last.remoteness_before, None);
+                assert_eq!(last.r#move.unwrap().remoteness_after, None);
+            }
+        }
+    }
+    assert_eq!(states, 2, "the start and the bot's move");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn positions_above_the_analysis_bound_carry_no_remoteness() {
+    let server = common::server(|c| c.limits.analysis_remoteness_max_piles = 2).await;
+    let mut client = common::client(&server).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for variant in [Variant::TwoEnds, Variant::Leftmost] {
+        let mut truth = ExhaustiveRemoteness::new(variant);
+        for row in [vec![3, 1, 2, 3, 1], vec![2, 2, 1, 3], vec![1, 3, 2]] {
+            for _ in 0..4 {
+                referee_game_by_steps(&mut client, &mut truth, &row, variant, &mut rng, 2).await;
+            }
+        }
+    }
+}
+
+/// The remoteness a move of `row` should leave with tempo: in a won
+/// position the smallest even child's, else the largest child's.
+fn tempo_after(children: &[(Move, u32)], wins: bool) -> u32 {
+    let even = children.iter().map(|c| c.1).filter(|r| r % 2 == 0);
+    if wins {
+        even.min().expect("a won position has a lost child")
+    } else {
+        children.iter().map(|c| c.1).max().expect("a move")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suggest_chooses_the_tempo_move() {
+    let server = common::server(|_| {}).await;
+    let mut client = common::client(&server).await;
+    for variant in [Variant::TwoEnds, Variant::Leftmost] {
+        let mut truth = ExhaustiveRemoteness::new(variant);
+        for row in all_rows(4, 4) {
+            let children = truth.children(&row);
+            let wins = truth.remoteness(&row) % 2 == 1;
+            let best = tempo_after(&children, wins);
+            for want in [false, true] {
+                let r = client
+                    .suggest_move(suggest_request(&row, variant, want))
+                    .await
+                    .unwrap()
+                    .into_inner();
+                let what = format!("{variant} {row:?} want_remoteness {want}");
+                let m = Move::try_from(r.chosen.as_ref().unwrap()).unwrap();
+                let left = children.iter().find(|c| c.0 == m).expect("a legal move").1;
+                assert_eq!(left, best, "{what}: {m}");
+                // The tie-break of the core and of the game bot.
+                assert_eq!(m, best_move(&common::valid(&row), variant), "{what}");
+                let rule = if wins {
+                    "fastest winning move"
+                } else {
+                    "resists longest"
+                };
+                assert!(r.explanation.contains(rule), "{what}: {}", r.explanation);
+                assert!(
+                    r.explanation.contains(&format!("in {left} plies")),
+                    "{what}: {}",
+                    r.explanation
+                );
+                if want {
+                    assert_eq!(plies(&r.chosen.unwrap().remoteness_after), u128::from(left));
+                }
+            }
+        }
+    }
+    // Longer rows: at most TEMPO_MAX_PILES piles without want_remoteness,
+    // any length with it; the chosen move leaves the best remoteness of
+    // the move ranges.
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    for (n, want) in [(TEMPO_MAX_PILES, false), (TEMPO_MAX_PILES + 72, true)] {
+        for _ in 0..3 {
+            let row: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1_000)).collect();
+            let r = client
+                .suggest_move(suggest_request(&row, Variant::TwoEnds, want))
+                .await
+                .unwrap()
+                .into_inner();
+            let Ok(core) = solve_with(&common::valid(&row), Variant::TwoEnds, &Never);
+            let m = Move::try_from(r.chosen.as_ref().unwrap()).unwrap();
+            assert_eq!(
+                m,
+                best_move(&common::valid(&row), Variant::TwoEnds),
+                "n = {n}"
+            );
+            let left = after_move(&core.ranges, n, &m).unwrap();
+            assert_eq!(left, core.ranges[0].best().1, "n = {n}");
+            let wins = core.remoteness % 2 == 1;
+            let optimal = core
+                .ranges
+                .iter()
+                .filter(|x| x.mover_wins == wins)
+                .flat_map(|x| [x.remoteness_at(x.left_min), x.remoteness_at(x.left_max)]);
+            let optimal = if wins { optimal.min() } else { optimal.max() };
+            assert_eq!(Some(left), optimal, "n = {n}");
+        }
+    }
+}
+
+/// The per-ply cost of the remoteness of games with analysis (docs/play.md,
+/// docs/configuration.md): one exact solve of the live row, timed in the
+/// core, then the time per GameState of a bot-against-bot Play game with
+/// analysis and without (the first 200 plies of a row of random piles up to
+/// 10^9), at 64, 128 and 256 piles. Prints a table; asserts nothing about
+/// time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "figures, run by hand"]
+async fn play_analysis_figures() {
+    use pb::play_event::Event;
+    use std::time::Instant;
+    let server = common::server(|c| c.limits.analysis_remoteness_max_piles = 256).await;
+    let mut client = common::client(&server).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(2009);
+    println!("| live piles | one solve (median of 9) | per state, analysis | per state, none |");
+    println!("|---|---|---|---|");
+    for n in [64usize, 128, 256] {
+        let row: Vec<u64> = (0..n)
+            .map(|_| rng.random_range(1..=1_000_000_000))
+            .collect();
+        let mut solves: Vec<f64> = (0..9)
+            .map(|_| {
+                let t = Instant::now();
+                let Ok(s) = solve_with(&common::valid(&row), Variant::TwoEnds, &Never);
+                assert!(s.remoteness > 0);
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        solves.sort_by(f64::total_cmp);
+        let mut per_state = Vec::new();
+        for analysis in [true, false] {
+            let (tx, rx) = tokio::sync::mpsc::channel(1);
+            let start = start_game(&row, Variant::TwoEnds, pb::Seat::None, analysis);
+            tx.send(pb::PlayRequest {
+                action: Some(pb::play_request::Action::Start(start)),
+            })
+            .await
+            .unwrap();
+            let mut events = client
+                .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+                .await
+                .unwrap()
+                .into_inner();
+            // The first state (the row's sweep) is not timed.
+            events.message().await.unwrap().unwrap();
+            let t = Instant::now();
+            for _ in 0..200 {
+                let Some(Event::State(s)) = events.message().await.unwrap().unwrap().event else {
+                    panic!("a state");
+                };
+                assert_eq!(s.remoteness.is_some(), analysis);
+            }
+            per_state.push(t.elapsed().as_secs_f64() / 200.0);
+            drop(tx);
+        }
+        println!(
+            "| {n} | {:.2} ms | {:.2} ms | {:.2} ms |",
+            solves[4] * 1e3,
+            per_state[0] * 1e3,
+            per_state[1] * 1e3
+        );
+    }
 }

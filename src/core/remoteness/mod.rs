@@ -255,7 +255,9 @@ pub fn best_move(row: &ValidRow<'_>, variant: Variant) -> Move {
     best_of(row, &ranges)
 }
 
-fn best_of(row: &ValidRow<'_>, ranges: &[MoveRange]) -> Move {
+/// [`best_move`] from the row's [`move_ranges`] (or [`Solved::ranges`]):
+/// the best move of the first range.
+pub fn best_of(row: &ValidRow<'_>, ranges: &[MoveRange]) -> Move {
     let top = ranges[0];
     let pile = match top.side {
         Side::Left => row.first_pile(),

@@ -11,6 +11,11 @@
 //! lost game it writes `-1` and stops; the [`Outcome`] is a testlib
 //! [`Verdict`] and its message, a judge failure an [`InteractError`].
 //!
+//! With [`Settings::tempo`] the program must also win fast: within the
+//! remoteness of the game's row (docs/game.md §5), the judge resisting
+//! longest when it loses ([`WhenLost::Prolong`] with the bot's tempo); a
+//! game won in more plies is a wrong answer ("won, but too slowly").
+//!
 //! The caller connects the program ([`Program`]: its standard input and
 //! output, and its process when the caller started it) and reads the games
 //! ([`read_games`]); [`interact`] plays them, optionally writing a
@@ -26,6 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::core::game::{Bot, Game, GameRow, WhenLost};
+use crate::core::remoteness::remoteness;
 use crate::core::{Move, Never, Side, ValidRow, Variant};
 use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
@@ -52,6 +58,10 @@ pub struct Settings {
     pub seed: u64,
     /// Longest wait for each line of the program.
     pub move_timeout: Duration,
+    /// The program must win each game within the remoteness of its row
+    /// (perfect play with tempo), the judge resisting longest; else the
+    /// verdict is a wrong answer. Off: any win is accepted.
+    pub tempo: bool,
 }
 
 /// The contestant's program as the judge talks to it.
@@ -138,19 +148,26 @@ pub fn interact(
         child: child.as_mut(),
         eof: false,
     };
+    // With tempo the judge resists longest, so that a slow win shows.
+    let when_lost = if settings.tempo {
+        WhenLost::Prolong
+    } else {
+        WhenLost::Shorten
+    };
     let bot = |game: usize| Bot {
         strength: settings.strength,
         seed: settings.seed ^ (game as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        when_lost: WhenLost::Shorten,
+        when_lost,
     };
     session.transcript.note(&format!(
-        "stonegame interact: {} games, {} variant, strength {}, seed {}",
+        "stonegame interact: {} games, {} variant, strength {}, seed {}{}",
         games.len(),
         settings.variant,
         settings.strength,
-        settings.seed
+        settings.seed,
+        if settings.tempo { ", tempo" } else { "" }
     ));
-    let outcome = play_all(&mut session, games, settings.variant, &bot);
+    let outcome = play_all(&mut session, games, settings, &bot);
     session.transcript.note(&format!(
         "verdict: {} {}",
         outcome.verdict.testlib_name(),
@@ -260,9 +277,10 @@ fn parse_move(line: &str) -> Option<(Side, Option<u64>)> {
 fn play_all(
     session: &mut Session<'_>,
     rows: &[ValidRow<'static>],
-    variant: Variant,
+    settings: &Settings,
     bot: &dyn Fn(usize) -> Bot,
 ) -> Outcome {
+    let variant = settings.variant;
     session.send(&rows.len().to_string());
     let (mut plies, mut seats) = (0u64, [0usize; 2]);
     for (g, piles) in rows.iter().enumerate() {
@@ -271,10 +289,16 @@ fn play_all(
         let mut game = Game::new(Arc::new(row));
         let bot = bot(g);
         let first_wins = game.mover_wins();
+        // The most plies a win may take with tempo: the row's remoteness.
+        let limit = settings.tempo.then(|| remoteness(piles, variant));
         session.transcript.note(&format!(
-            "game {number}: n = {}, the first player {}",
+            "game {number}: n = {}, the first player {}{}",
             piles.len(),
-            if first_wins { "wins" } else { "loses" }
+            if first_wins { "wins" } else { "loses" },
+            match limit {
+                Some(r) => format!(", perfect play takes {r} plies"),
+                None => String::new(),
+            }
         ));
         session.send(&piles.len().to_string());
         let line: Vec<String> = piles.iter().map(u64::to_string).collect();
@@ -376,6 +400,15 @@ fn play_all(
                 game.ply() - 1
             ));
         }
+        if let Some(limit) = limit
+            && u128::from(game.ply()) > limit
+        {
+            return wa(format!(
+                "game {number}: won, but too slowly: took {} plies, perfect play takes {limit} \
+                 (--tempo: the winner must win within the remoteness of the row)",
+                game.ply()
+            ));
+        }
         session.transcript.note(&format!(
             "game {number}: won by the program in {} plies",
             game.ply()
@@ -384,10 +417,15 @@ fn play_all(
     Outcome::new(
         Verdict::Accepted,
         format!(
-            "{} games won ({} as FIRST, {} as SECOND), {plies} plies",
+            "{} games won ({} as FIRST, {} as SECOND), {plies} plies{}",
             rows.len(),
             seats[0],
-            seats[1]
+            seats[1],
+            if settings.tempo {
+                ", each within its remoteness"
+            } else {
+                ""
+            }
         ),
     )
 }

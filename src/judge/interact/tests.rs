@@ -135,6 +135,7 @@ fn play(input: &str, player: Player) -> (Outcome, String, Vec<String>) {
         strength: 1.0,
         seed: 7,
         move_timeout: Duration::from_secs(10),
+        tempo: false,
     };
     let program = Program {
         input: Box::new(to_player),

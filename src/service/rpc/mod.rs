@@ -3,7 +3,8 @@
 //! request decoded and validated into the type its handler works on
 //! ([`convert`], [`validate`]), with typed errors mapped to
 //! `tonic::Status`; [`remoteness`] is what SuggestMove and Solve share
-//! when a request asks for the remoteness.
+//! when a request asks for the remoteness, [`play_remoteness`] the
+//! remoteness of a game's positions with analysis.
 //!
 //! Handlers use [`super::state`] and below, never the edge above them.
 
@@ -11,6 +12,7 @@ pub mod check;
 pub mod convert;
 pub mod generate;
 pub mod play;
+pub mod play_remoteness;
 pub mod remoteness;
 pub mod solve;
 pub mod suggest;

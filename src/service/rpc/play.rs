@@ -10,7 +10,9 @@
 //! client's moves are checked ([`Game::play`]), rejected ones answered with
 //! a MoveRejected. Every accepted move is answered with a GameState whose
 //! `state_token` resumes the game on any replica with the same
-//! `play.token_key`; the end is a GameOver, then the stream ends OK.
+//! `play.token_key`; the end is a GameOver, then the stream ends OK. With
+//! analysis, each state of a small enough position also carries its
+//! remoteness ([`super::play_remoteness`]: one solve a ply, on the pool).
 //!
 //! Each move is O(1) amortized ([`crate::core::game`]); a game holds its
 //! session slot, its row (shared) and its cone's memory (a piles-budget
@@ -30,7 +32,7 @@ use tracing::Instrument;
 use crate::core::game::{
     Bot, Game, GameRow, GameState, MoveError, Played, WhenLost, game_cost, row_bytes_estimate,
 };
-use crate::core::{Side, ValidRow, Variant};
+use crate::core::{Move, Side, ValidRow, Variant};
 use crate::wire::convert::side_from_wire;
 
 use crate::service::metrics::{GameStart, Mover, PlayEnd, PlayReject, Refusal};
@@ -38,6 +40,7 @@ use crate::service::pb;
 use crate::service::pb::play_event::Event;
 use crate::service::pb::play_request::Action;
 use crate::service::rpc::convert::{PlayStart, at_most, play_row};
+use crate::service::rpc::play_remoteness::{self, Known, Stopped};
 use crate::service::rpc::validate::RequestError;
 use crate::service::state::clients::ClientKey;
 use crate::service::state::limits::{
@@ -342,6 +345,12 @@ struct Session {
     digest: [u8; DIGEST_BYTES],
     /// Illegal moves per seat (first, second).
     illegal: [u32; 2],
+    /// Stops the game's work (its stream's token).
+    cancel: CancellationToken,
+    /// With analysis: the remoteness of the latest position sent (or, in a
+    /// resumed PlayStep turn, of the position resumed), for the
+    /// `remoteness_before` of the move played from it.
+    known: Option<Known>,
 }
 
 /// How a session meets the client's turn.
@@ -470,6 +479,8 @@ impl Session {
             timeout: Duration::from_millis(u64::from(move_timeout_ms)),
             digest: short,
             illegal: [0, 0],
+            cancel: cancel.clone(),
+            known: None,
         };
         Ok((session, how))
     }
@@ -491,8 +502,46 @@ impl Session {
         }
     }
 
-    /// The GameState of now.
-    fn state_event(&self, last: Option<(pb::Seat, Played)>) -> pb::PlayEvent {
+    /// The GameState of now, after `last`; with analysis, the remoteness
+    /// of the position is computed (once: the next state's
+    /// `remoteness_before` is this one's).
+    async fn state_event(
+        &mut self,
+        last: Option<(pb::Seat, Played)>,
+    ) -> Result<pb::PlayEvent, Outcome> {
+        let now = if self.analysis {
+            play_remoteness::known(&self.state, &self.game, &self.cancel)
+                .await
+                .map_err(|Stopped| Outcome::Abandoned)?
+        } else {
+            None
+        };
+        let before = self.known.take().filter(|k| k.ply + 1 == self.game.ply());
+        let event = self.state_with(last, now.as_ref(), before.map(|k| k.remoteness));
+        self.known = now;
+        Ok(event)
+    }
+
+    /// With analysis, when the game resumes from a token at a position
+    /// that is not sent (a PlayStep turn): its remoteness, for the
+    /// `remoteness_before` of the move played next.
+    async fn know_resumed(&mut self) -> Result<(), Outcome> {
+        if self.analysis {
+            self.known = play_remoteness::known(&self.state, &self.game, &self.cancel)
+                .await
+                .map_err(|Stopped| Outcome::Abandoned)?;
+        }
+        Ok(())
+    }
+
+    /// The GameState of now, after `last`, with the remoteness of the
+    /// position (`now`) and of the one `last` was played from (`before`).
+    fn state_with(
+        &self,
+        last: Option<(pb::Seat, Played)>,
+        now: Option<&Known>,
+        before: Option<u128>,
+    ) -> pb::PlayEvent {
         let game = &self.game;
         let (first, last_pile) = game.live();
         let token = self.state.play.key.sign(&TokenGame {
@@ -505,16 +554,24 @@ impl Session {
             move_timeout_ms: self.timeout.as_millis() as u32,
             row_digest: self.digest,
         });
+        // The position a move leaves is the one now.
         let last_move = last.map(|(by, played)| pb::PlayedMove {
             by: by as i32,
-            r#move: Some(played.mv.into()),
+            r#move: Some(pb::Move {
+                remoteness_after: now.map(|k| k.remoteness.into()),
+                ..played.mv.into()
+            }),
             blunder: self.analysis && played.blunder,
-            remoteness_before: None,
+            remoteness_before: before.map(Into::into),
         });
         let (mover_wins, winning_moves) = if self.analysis {
+            let with_after = |m: Move| pb::Move {
+                remoteness_after: now.and_then(|k| k.after(&m)).map(Into::into),
+                ..m.into()
+            };
             (
                 game.mover_wins(),
-                game.winning_moves().into_iter().map(Into::into).collect(),
+                game.winning_moves().into_iter().map(with_after).collect(),
             )
         } else {
             (false, Vec::new())
@@ -531,7 +588,7 @@ impl Session {
                 mover_wins,
                 winning_moves,
                 state_token: token,
-                remoteness: None,
+                remoteness: now.map(|k| k.remoteness.into()),
             })),
         }
     }
@@ -563,7 +620,12 @@ impl Session {
             };
         }
         if mode != (Mode::Step { announce: false }) {
-            send!(self.state_event(None));
+            match self.state_event(None).await {
+                Ok(event) => send!(event),
+                Err(abandoned) => return abandoned,
+            }
+        } else if let Err(abandoned) = self.know_resumed().await {
+            return abandoned;
         }
         // The client has half-closed its side: it can no longer move.
         let mut closed = false;
@@ -587,11 +649,24 @@ impl Session {
                         Handled::Wait | Handled::Played => {}
                     }
                 }
-                let mv = self.game.bot_move(&self.bot).expect("the game is not over");
+                // The position's ranges, when its analysis solved it: the
+                // bot's tempo move is read from them, not solved again.
+                let ranges = self
+                    .known
+                    .as_ref()
+                    .filter(|k| k.ply == self.game.ply())
+                    .map(Known::ranges);
+                let mv = self
+                    .game
+                    .bot_move_knowing(&self.bot, ranges)
+                    .expect("the game is not over");
                 let played = self.game.play_move(mv).expect("the bot's moves are legal");
                 self.sync_memory();
                 self.state.metrics.play_move(Mover::Bot);
-                send!(self.state_event(Some((mover, played))));
+                match self.state_event(Some((mover, played))).await {
+                    Ok(event) => send!(event),
+                    Err(abandoned) => return abandoned,
+                }
                 bot_moves += 1;
                 if bot_moves >= self.state.limits.max_bot_plies_per_call.get()
                     && !self.game.is_over()
@@ -744,7 +819,8 @@ impl Session {
             Ok(played) => {
                 self.sync_memory();
                 self.state.metrics.play_move(Mover::Client);
-                send(tx, self.state_event(Some((mover, played)))).await?;
+                let event = self.state_event(Some((mover, played))).await?;
+                send(tx, event).await?;
                 Ok(Handled::Played)
             }
             Err((reason, message)) => {

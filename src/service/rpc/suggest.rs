@@ -2,15 +2,25 @@
 //! given strength in one position.
 //!
 //! Strength s ∈ [0, 1] (default 1): with probability s the bot plays the
-//! optimal move (a winning move when one exists, else the core's
-//! [`bot_move`](crate::core::bot_move)), otherwise a uniformly random legal
-//! move. The randomness is a `ChaCha8Rng` seeded from the request's `seed`,
-//! so the same request gives the same move.
+//! optimal move, otherwise a uniformly random legal move. The optimal move
+//! is the game bot's ([`Game::bot_move`](crate::core::game::Game::bot_move)):
+//! with tempo — a fastest winning move, or when lost a longest-resisting
+//! one, by exact remoteness
+//! ([`best_move`](crate::core::remoteness::best_move)'s rule and tie-break)
+//! — on rows of at most [`TEMPO_MAX_PILES`] piles and whenever the request
+//! sets `want_remoteness`; else the first winning move, or the core's
+//! [`bot_move`](crate::core::bot_move) when lost. The randomness is a
+//! `ChaCha8Rng` seeded from the request's `seed`, so the same request gives
+//! the same move.
+//!
+//! The remoteness is charged in admission as `want_remoteness`'s
+//! ([`super::remoteness`]); a tempo the request did not ask for is computed
+//! only when that charge fits the server's whole cell budget (so a server
+//! with a tiny budget answers as before instead of refusing).
 //!
 //! With `want_remoteness` the response also carries the remoteness of the
-//! position, after each move it lists and every move as ranges
-//! ([`super::remoteness`]: its cost in admission), computed on the pool
-//! with the request's cancellation.
+//! position, after each move it lists and every move as ranges, computed
+//! on the pool with the request's cancellation.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -19,9 +29,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tonic::{Request, Response, Status};
 
+use crate::core::game::TEMPO_MAX_PILES;
 use crate::core::moves::{analyze_cancellable, random_end_move};
-use crate::core::remoteness::{Solved, solve_with};
-use crate::core::{Analysis, Move, Variant};
+use crate::core::remoteness::{Solved, after_move, best_of, solve_with};
+use crate::core::{Analysis, Move, ValidRow, Variant};
 
 use crate::service::pb;
 use crate::service::rpc::convert::SuggestMove;
@@ -46,14 +57,21 @@ pub async fn suggest_move(
     let (variant, strength, row) = (req.variant, req.strength, req.row);
     let want = req.want_remoteness;
     let n = row.len();
-    let cells = remoteness::row_cells(state, n, variant, want);
+    let seed = req.seed;
+    // The draw of the optimal move comes first: a random move needs no
+    // tempo.
+    let bot = BotDraw::new(strength, seed);
+    let tempo = bot.optimal
+        && n <= TEMPO_MAX_PILES
+        && remoteness::row_cells(state, n, variant, true) <= state.budget.max();
+    let solve = want || tempo;
+    let cells = remoteness::row_cells(state, n, variant, solve);
     let reservation = remoteness::admit(state, cells, n as u64, want, "this SuggestMove")?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the work on the pool.
     let cancel = state.rpc_token();
     let _guard = cancel.clone().drop_guard();
     let metrics = Arc::clone(&state.metrics);
-    let seed = req.seed;
     let response = state
         .run_cpu_sized(cells, move || {
             let _reservation = reservation;
@@ -61,12 +79,12 @@ pub async fn suggest_move(
             let analysis = metrics.count_case(variant, row.len(), || {
                 analyze_cancellable(&row, variant, &cancelled)
             })?;
-            let solved = if want {
+            let solved = if solve {
                 Some(solve_with(&row, variant, &cancelled).ok()?)
             } else {
                 None
             };
-            Some(respond(&row, variant, strength, seed, analysis, solved))
+            Some(respond(&row, variant, bot, analysis, solved, want))
         })
         .await?
         .ok_or_else(|| Status::cancelled("the request was cancelled"))??;
@@ -82,36 +100,87 @@ pub async fn suggest_move(
     Ok(Response::new(response))
 }
 
-/// Picks the bot's move and explains it; with `solved` (the row's
-/// remoteness and move ranges), adds them and the remoteness after each
-/// move listed.
+/// The bot of one request: its strength and seed, whether it plays the
+/// optimal move (drawn first from `rng`), and `rng` for a random one.
+pub struct BotDraw {
+    pub strength: f64,
+    pub seed: u64,
+    pub optimal: bool,
+    pub rng: ChaCha8Rng,
+}
+
+impl BotDraw {
+    /// The bot of `strength` and `seed`: a `ChaCha8Rng` seeded with `seed`
+    /// draws whether it plays the optimal move (always at strength ≥ 1,
+    /// without drawing).
+    pub fn new(strength: f64, seed: u64) -> BotDraw {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
+        BotDraw {
+            strength,
+            seed,
+            optimal,
+            rng,
+        }
+    }
+}
+
+/// Picks the bot's move and explains it: with `solved` (the row's
+/// remoteness and move ranges) the optimal move is the tempo move, its
+/// best first range's best move. With `want`, adds the remoteness and the
+/// ranges and the remoteness after each move listed.
 pub fn respond(
-    piles: &[u64],
+    piles: &ValidRow<'_>,
     variant: Variant,
-    strength: f64,
-    seed: u64,
+    mut bot: BotDraw,
     analysis: Analysis,
     solved: Option<Solved>,
+    want: bool,
 ) -> Result<pb::SuggestMoveResponse, Status> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
-    let (chosen, explanation) = if optimal {
-        let why = if analysis.first_player_wins {
-            format!("winning move: {}", analysis.best_move)
-        } else {
+    let (strength, seed) = (bot.strength, bot.seed);
+    // The tempo move: the best move of the best range, as the game bot's.
+    let tempo = match &solved {
+        Some(s) => {
+            let m = best_of(piles, &s.ranges);
+            let after = after_move(&s.ranges, piles.len(), &m).ok_or_else(|| {
+                Status::internal(format!("no move range holds the move {m} (a server bug)"))
+            })?;
+            Some((m, after))
+        }
+        None => None,
+    };
+    let (chosen, explanation) = match (bot.optimal, tempo) {
+        (true, Some((m, after))) if analysis.first_player_wins => (
+            m,
+            format!("fastest winning move (the opponent then loses in {after} plies): {m}"),
+        ),
+        (true, Some((m, after))) => (
+            m,
+            format!(
+                "the position is lost against perfect play; the bot resists longest (the \
+                 opponent then wins in {after} plies): {m}"
+            ),
+        ),
+        (true, None) if analysis.first_player_wins => (
+            analysis.best_move,
+            format!("winning move: {}", analysis.best_move),
+        ),
+        (true, None) => (
+            analysis.best_move,
             format!(
                 "the position is lost against perfect play; the bot prolongs the game: {}",
                 analysis.best_move
+            ),
+        ),
+        (false, _) => {
+            let m = random_legal_move(piles, variant, &mut bot.rng);
+            (
+                m,
+                format!("random move (strength {strength}, seed {seed}): {m}"),
             )
-        };
-        (analysis.best_move, why)
-    } else {
-        let m = random_legal_move(piles, variant, &mut rng);
-        (
-            m,
-            format!("random move (strength {strength}, seed {seed}): {m}"),
-        )
+        }
     };
+    let solved = solved.filter(|_| want);
     let Some(solved) = solved else {
         return Ok(pb::SuggestMoveResponse {
             mover_wins: analysis.first_player_wins,

@@ -412,8 +412,9 @@ fn zero_limits_are_errors() {
         std::fs::write(&path, format!("[limits]\n{key} = 0\n")).unwrap();
         let e = Config::load(Some(&path), env(&[]), &Overrides::default()).unwrap_err();
         assert!(e.to_string().contains(key), "{key}: {e}");
-        // 1 is fine.
-        Config::load(None, env(&[(&var, "1")]), &Overrides::default()).unwrap();
+        // 1 is fine (a budget of 1 cell holds no remoteness: without it).
+        let off = ("STONEGAME_LIMITS__ANALYSIS_REMOTENESS_MAX_PILES", "0");
+        Config::load(None, env(&[(&var, "1"), off]), &Overrides::default()).unwrap();
     }
     // Zero is still allowed where it means something.
     let c = Config::load(
@@ -616,4 +617,41 @@ fn optional_settings_are_options() {
     assert!(c.play.token_key.is_some());
     let c = load_file("[tls]\ncert_file = \"\"\nkey_file = \"\"\n", &[]).unwrap();
     assert!(!c.tls.enabled());
+}
+
+#[test]
+fn the_analysis_remoteness_bound_fits_the_cell_budget() {
+    let c = Config::defaults().unwrap();
+    assert_eq!(c.limits.analysis_remoteness_max_piles, 128);
+    let key = "STONEGAME_LIMITS__ANALYSIS_REMOTENESS_MAX_PILES";
+    let cells = "STONEGAME_LIMITS__MAX_CELLS_IN_FLIGHT";
+    // 10^6 cells at a factor of 3,000: n(n − 1)/2 ≤ 333, so n ≤ 26.
+    for (bound, fits) in [("26", true), ("27", false), ("128", false), ("0", true)] {
+        let got = Config::load(
+            None,
+            env(&[(key, bound), (cells, "1000000")]),
+            &Overrides::default(),
+        );
+        match got {
+            Ok(c) if fits => {
+                assert_eq!(c.limits.analysis_remoteness_max_piles.to_string(), bound);
+            }
+            Err(e) if !fits => {
+                let e = e.to_string();
+                assert!(e.contains("limits.analysis_remoteness_max_piles"), "{e}");
+                assert!(e.contains("limits.max_cells_in_flight = 1000000"), "{e}");
+                assert!(e.contains("at most 26 fits"), "{e}");
+            }
+            other => panic!("{bound}: {other:?}"),
+        }
+    }
+    // A bound far past any budget is refused, not searched for ever.
+    let e = Config::load(
+        None,
+        env(&[(key, "18446744073709551615")]),
+        &Overrides::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("at most 5164 fits"), "{e}");
 }
