@@ -19,7 +19,9 @@
 //!   every move the script checks the piles, the move list, the hints, the
 //!   bot's last move (`.last-move`, "bot took 2 from the right — your
 //!   move") and `#status` against its own solver, remoteness included (an
-//!   exhaustive game-tree solver, docs/game.md §5). A screenshot of a game
+//!   exhaustive game-tree solver, docs/game.md §5: the hints, and the
+//!   status's "perfect play: …" and the move list's "win in 7 → lose in 12"
+//!   from the game's analysis, which must be shown). A screenshot of a game
 //!   in progress goes to a temporary directory, or to the path named by the
 //!   `WEB_SCREENSHOT` environment variable (e.g.
 //!   `WEB_SCREENSHOT=docs/web-page.png`, relative to the repository).
@@ -263,6 +265,9 @@ fn page_plays_whole_games() {
             &server.url,
             "--screenshot",
             screenshot.to_str().expect("utf-8 path"),
+            // The server fills a game's remoteness (issue 31 §3): the
+            // status and the move list must show it.
+            "--require-game-remoteness",
         ]),
         SCRIPT,
         "play_page.py",

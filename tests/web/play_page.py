@@ -1031,8 +1031,9 @@ def scenario_analysis(page):
 
 def scenario_botbot(page):
     """Bot against bot on the analysis board, one step per click: every
-    step is a perfect move (the solver's remoteness drops by one), and the
-    game lasts exactly the remoteness of the start."""
+    step is a perfect move (the solver's remoteness drops by one) with the
+    tempo bot's tie-break, and the game lasts exactly the remoteness of the
+    start."""
     row, variant = (2, 3, 1, 4, 2), TWO_ENDS
     page.open()
     page.driver.get(page.url + "#/analyze?row=2,3,1,4,2&variant=two-ends")
@@ -1057,6 +1058,14 @@ def scenario_botbot(page):
         assert remoteness(nxt, variant) == remoteness(row, variant) - 1, (
             f"the bot's step {children[nxt]} on {row} is not perfect: remoteness {remoteness(row, variant)} -> {remoteness(nxt, variant)}"
         )
+        # The tempo bot's tie-break (docs/game.md §5): the left end first,
+        # then the move that leaves more stones.
+        perfect = [
+            (s_, t) for s_, t in g.legal_moves()
+            if remoteness(_apply_sizes(row, s_, t), variant) == remoteness(row, variant) - 1
+        ]
+        want = min(perfect, key=lambda m: (m[0] != "L", m[1]))
+        assert _apply_sizes(row, *want) == nxt, f"the bot played to {nxt} on {row}; the tie-break picks {want}"
         if nxt:
             st = wait_analysis(page, nxt, variant)
             said = [f"the bot played {side} {take}" for side, take in children[nxt]]

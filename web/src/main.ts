@@ -926,29 +926,18 @@ function goAnalyze(r: AnalyzeRoute, side: Side, take: bigint): void {
   window.location.hash = analyzeHash(applyMove(r.row, side, take), r.variant);
 }
 
-/** The bot's step: the perfect move (the server's first move range, best move), else its chosen move. */
+/**
+ * The bot's step: SuggestMove's `chosen` at strength 1, asked with
+ * want_remoteness, which is the tempo move (the fastest win, or the longest
+ * resistance) the game's bot plays.
+ */
 function botStep(): void {
   const a = analyzed;
-  if (!a || !a.res || a.route.row.length === 0) return;
-  const row = a.route.row;
-  const top = a.res.moveRanges[0];
-  let side: Side;
-  let take: bigint;
-  let note = "";
-  if (top) {
-    const pile = top.side === Side.RIGHT ? row[row.length - 1] : row[0];
-    const left = rangeBest(top);
-    side = top.side;
-    take = pile - left;
-    note = `: ${moveOutcome(remAt(top, left))}`;
-  } else if (a.res.chosen) {
-    side = a.res.chosen.side;
-    take = a.res.chosen.take;
-  } else {
-    return;
-  }
-  stepped = `the bot played ${describeMove(side, take)}${note}`;
-  goAnalyze(a.route, side, take);
+  const m = a?.res?.chosen;
+  if (!a || !m || a.route.row.length === 0) return;
+  const rem = optRem(m.remotenessAfter);
+  stepped = `the bot played ${describeMove(m.side, m.take)}${rem === null ? "" : `: ${moveOutcome(rem)}`}`;
+  goAnalyze(a.route, m.side, m.take);
 }
 
 function playAnalyzed(): void {
