@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use crate::core::remoteness::{after_move, solve_with};
+use crate::core::remoteness::{after_move, best_of, solve_with};
 use crate::core::{MAX_PILE, MAX_PILES, Move, Never, RowError, ValidRow, Variant, analyze};
 
 use super::fail;
@@ -119,6 +119,10 @@ pub fn run(args: SuggestArgs) -> ExitCode {
         ),
         None => {}
     }
+    // The perfect bot's move: with the remoteness, the tempo bot's (the
+    // fastest win, or the longest resistance), as Play and SuggestMove
+    // play it; without, a winning move or the prolonging one.
+    let tempo = solved.as_ref().map(|s| best_of(&row, &s.ranges));
     if a.first_player_wins {
         for m in &a.winning_moves {
             match after(m) {
@@ -126,13 +130,22 @@ pub fn run(args: SuggestArgs) -> ExitCode {
                 None => println!("winning move: {m}"),
             }
         }
+        if let Some(m) = tempo
+            && a.winning_moves.len() > 1
+        {
+            println!("bot move: {m} (the fastest win)");
+        }
     } else {
-        let after = after(&a.best_move).map(|a| format!("; {a}"));
-        println!(
-            "bot move: {} (no move wins; the bot prolongs the game{})",
-            a.best_move,
-            after.unwrap_or_default()
-        );
+        match tempo {
+            Some(m) => println!(
+                "bot move: {m} (no move wins; the bot resists longest; {})",
+                after(&m).unwrap_or_default()
+            ),
+            None => println!(
+                "bot move: {} (no move wins; the bot prolongs the game)",
+                a.best_move
+            ),
+        }
     }
     ExitCode::SUCCESS
 }

@@ -166,12 +166,19 @@ fn many_cases_stream_in_order() {
 
 #[test]
 fn suggest_prints_verdict_and_moves() {
-    let out = stonegame(&["suggest", "3", "1", "9", "4"], b"");
+    // Without the remoteness, the lost side's move is the prolonging one.
+    let out = stonegame(
+        &["suggest", "--remoteness", "never", "3", "1", "9", "4"],
+        b"",
+    );
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("verdict: 0"), "{text}");
     assert!(
-        text.contains("bot move: take 1 from the right pile, leaving 3"),
+        text.contains(
+            "bot move: take 1 from the right pile, leaving 3 (no move wins; the bot prolongs \
+             the game)"
+        ),
         "{text}"
     );
 
@@ -192,6 +199,62 @@ fn suggest_prints_verdict_and_moves() {
     );
 }
 
+/// With two winning moves of different lengths, `suggest` names the
+/// faster as the bot's move (the game tree's shortest win).
+#[test]
+fn suggest_names_the_fastest_win() {
+    use stonegame::core::Variant;
+    use stonegame::core::remoteness::ExhaustiveRemoteness;
+    let mut truth = ExhaustiveRemoteness::new(Variant::TwoEnds);
+    let mut checked = 0;
+    for row in [
+        vec![1u64, 5, 5],
+        vec![3, 3, 1],
+        vec![2, 4, 4],
+        vec![4, 4, 1],
+        vec![1, 2, 3, 4],
+    ] {
+        let wins: Vec<u32> = truth
+            .children(&row)
+            .into_iter()
+            .map(|(_, r)| r)
+            .filter(|r| r % 2 == 0)
+            .collect();
+        if wins.len() < 2 || wins.iter().min() == wins.iter().max() {
+            continue;
+        }
+        let fastest = wins.iter().min().unwrap();
+        let args: Vec<String> = row.iter().map(u64::to_string).collect();
+        let mut argv = vec!["suggest"];
+        argv.extend(args.iter().map(String::as_str));
+        let out = stonegame(&argv, b"");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let bot = text
+            .lines()
+            .find(|l| l.starts_with("bot move: "))
+            .unwrap_or_else(|| panic!("{row:?}: {text}"));
+        let line = text
+            .lines()
+            .find(|l| {
+                l.starts_with("winning move: ")
+                    && l.contains(&format!("(remoteness after it: {fastest} plies)"))
+            })
+            .unwrap_or_else(|| panic!("{row:?}: {text}"));
+        let chosen = bot
+            .trim_start_matches("bot move: ")
+            .split(" (")
+            .next()
+            .unwrap();
+        assert!(line.contains(chosen), "{row:?}: {text}");
+        assert!(bot.ends_with("(the fastest win)"), "{bot}");
+        checked += 1;
+    }
+    assert!(
+        checked > 0,
+        "no row with two winning moves of different lengths"
+    );
+}
+
 #[test]
 fn suggest_prints_the_remoteness() {
     use stonegame::core::Variant;
@@ -204,12 +267,17 @@ fn suggest_prints_the_remoteness() {
          remoteness: the player to move wins in 3 plies\n\
          winning move: take 1 from the right pile, leaving 1 (remoteness after it: 2 plies)\n"
     );
-    // A lost position: how long the loser holds out, and the bot's move.
+    // A lost position: how long the loser holds out, and the bot's move,
+    // one that resists longest.
     let mut truth = ExhaustiveRemoteness::new(Variant::TwoEnds);
-    let (lost, after) = (
-        truth.remoteness(&[3, 1, 9, 4]),
-        truth.remoteness(&[3, 1, 9, 3]),
-    );
+    let lost = truth.remoteness(&[3, 1, 9, 4]);
+    let after = truth
+        .children(&[3, 1, 9, 4])
+        .into_iter()
+        .map(|(_, r)| r)
+        .max()
+        .unwrap();
+    assert_eq!(lost, after + 1);
     let out = stonegame(&["suggest", "3", "1", "9", "4"], b"");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -220,7 +288,7 @@ fn suggest_prints_the_remoteness() {
     );
     assert!(
         text.contains(&format!(
-            "leaving 3 (no move wins; the bot prolongs the game; remoteness after it: {after} plies)"
+            "(no move wins; the bot resists longest; remoteness after it: {after} plies)"
         )),
         "{text}"
     );

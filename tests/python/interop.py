@@ -19,6 +19,7 @@ move of each of two kinds refused (MoveRejected) on the way.
 Exits non-zero with a message on the first failure.
 """
 
+import functools
 import random
 import struct
 import sys
@@ -59,6 +60,26 @@ def spec_tables(a):
                 v = X - 1
             right[i][j] = v
     return left, right
+
+
+@functools.lru_cache(maxsize=None)
+def spec_remoteness(piles):
+    """Remoteness by the game tree (docs/game.md §5): 0 for the empty row; a
+    lost position 1 + its children's largest, a won one 1 + the smallest of
+    its children that are lost for the player then to move (even)."""
+    if not piles:
+        return 0
+    children = []
+    sides = (0, 1) if len(piles) > 1 else (0,)
+    for side in sides:
+        pile = piles[0] if side == 0 else piles[-1]
+        for left in range(pile):
+            kept = (left,) if left else ()
+            children.append(
+                spec_remoteness(kept + piles[1:] if side == 0 else piles[:-1] + kept)
+            )
+    lost = [r for r in children if r % 2 == 0]
+    return 1 + (min(lost) if lost else max(children))
 
 
 def spec_winning_moves(a):
@@ -279,9 +300,18 @@ def main():
     # SuggestMove.
     r = stub.SuggestMove(pb.SuggestMoveRequest(piles=[3, 1, 9, 4]), timeout=30)
     check(not r.mover_wins, "3 1 9 4 is lost")
+    # The perfect bot resists longest: its move leaves the position one ply
+    # shorter than the row's remoteness (by this script's game tree).
+    row = (3, 1, 9, 4)
+    if r.chosen.side == pb.SIDE_LEFT:
+        left = (r.chosen.remaining,) if r.chosen.remaining else ()
+        child = left + row[1:]
+    else:
+        right = (r.chosen.remaining,) if r.chosen.remaining else ()
+        child = row[:-1] + right
     check(
-        r.chosen.side == pb.SIDE_RIGHT and r.chosen.take == 1 and r.chosen.remaining == 3,
-        "bot move in 3 1 9 4: %s" % r.chosen,
+        r.chosen.take >= 1 and spec_remoteness(child) == spec_remoteness(row) - 1,
+        "bot move in 3 1 9 4: %s leaves %s" % (r.chosen, child),
     )
     for row in rows[:60]:
         r = stub.SuggestMove(pb.SuggestMoveRequest(piles=row, seed=1), timeout=30)
