@@ -1407,9 +1407,9 @@ async fn a_second_head_split_after_its_first_byte_has_the_first_ones_deadline() 
         fds >= 2_200,
         "the fd limit ({fds}) is too low for this test"
     );
-    /// The part of each second head sent at once after its lone `G`: just
-    /// under the 16 KiB head limit, so that the connection holds what an
-    /// attacker can make it hold.
+    /// The part of each second head sent at once, a second after its lone
+    /// `G`: with the trickled bytes, just under the 16 KiB head limit, so
+    /// that the connection holds the most an attacker can make it hold.
     const BURST: usize = 16_384 - 200;
     // 1,000 connections from one address (its per-address limit off: this
     // test is about the heads); a 3 s head deadline, so that all 1,000 are
@@ -1435,41 +1435,38 @@ async fn a_second_head_split_after_its_first_byte_has_the_first_ones_deadline() 
         socks.push(sock);
     }
     let kept = server.mem();
-    // Then on each a lone `G`, and the next 16 KiB of its head at once.
-    let socks = blocking(move || {
+    // Then on each a lone `G`, and the rest of a long head a byte every
+    // 100 ms; after a second of that (the issue's attack), the RSS; then
+    // at once the next 16 KiB of each head (the most the head limit lets
+    // in), the RSS again; then the trickle until the head deadline.
+    let pid = server.pid();
+    let rss = move || common::proc_status_kb(pid, "VmRSS:");
+    let (closed, answered, trickled_kb, held_kb) = blocking(move || {
+        let mut socks = socks;
         for sock in &mut socks {
             sock.write_all(b"G").expect("a lone G");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        let burst: Vec<u8> = b"ET / HTTP/1.1\r\nX-Pad: "
-            .iter()
-            .copied()
-            .chain(std::iter::repeat_n(b'p', BURST))
-            .collect();
-        for sock in &mut socks {
-            sock.write_all(&burst).expect("a head's bulk");
-        }
-        socks
-    })
-    .await
-    .expect("second heads");
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let held = server.mem();
-    let (closed, answered) = blocking(move || {
-        let mut socks = socks;
-        // The rest of the head, a byte every 100 ms (8 s in all).
-        let rest = [b'p'; 80];
-        for sock in &mut socks {
             sock.set_nonblocking(true).expect("nonblocking");
         }
+        let rest: Vec<u8> = b"ET / HTTP/1.1\r\nX-Pad: "
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(b'p', 60))
+            .collect();
+        let burst = vec![b'p'; BURST];
+        let (mut trickled_kb, mut held_kb) = (0, 0);
         let mut closed = vec![false; socks.len()];
         let mut answered = 0;
         let mut chunk = [0u8; 4096];
-        for &byte in &rest {
+        for (tick, &byte) in rest.iter().enumerate() {
             if closed.iter().all(|&c| c) {
                 break;
             }
             std::thread::sleep(Duration::from_millis(100));
+            match tick {
+                10 => trickled_kb = rss(),
+                13 => held_kb = rss(),
+                _ => {}
+            }
             for (sock, closed) in socks.iter_mut().zip(closed.iter_mut()) {
                 if *closed {
                     continue;
@@ -1480,41 +1477,68 @@ async fn a_second_head_split_after_its_first_byte_has_the_first_ones_deadline() 
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {}
                     Err(_) => *closed = true,
                 }
-                if !*closed && sock.write(&[byte]).is_err() {
+                let sent = if tick == 10 {
+                    write_all_nonblocking(sock, &burst)
+                } else {
+                    sock.write(&[byte]).map(|_| ())
+                };
+                if !*closed && sent.is_err() {
                     *closed = true;
                 }
             }
         }
-        (closed.iter().filter(|&&c| c).count(), answered)
+        (
+            closed.iter().filter(|&&c| c).count(),
+            answered,
+            trickled_kb,
+            held_kb,
+        )
     })
     .await
     .expect("split heads");
     let after = server.mem();
     // What each connection holds for its second head: the RSS it added
-    // once its head's bulk arrived, over the RSS of the 1,000 connections
-    // kept alive after their first answers.
-    let head_kb = held.rss_kb.saturating_sub(kept.rss_kb) as f64 / 1_000.0;
+    // over the RSS of the 1,000 connections kept alive after their first
+    // answers, with the head trickled and with 16 KiB of it.
+    let per_kb = |kb: u64| kb.saturating_sub(kept.rss_kb) as f64 / 1_000.0;
+    let (trickled, held) = (per_kb(trickled_kb), per_kb(held_kb));
     println!(
         "split second heads: 1,000 connections, {closed} closed by the head deadline, \
-         {answered} answers to the trickled head; RSS {} KiB before, {} KiB with the \
-         connections kept after their first answers, {} KiB with a {}-byte second head on \
-         each ({head_kb:.1} KiB a connection for its head), {} KiB after",
+         {answered} answers; RSS {} KiB before, {} KiB with the connections kept after \
+         their first answers, {trickled_kb} KiB after a second of trickled heads ({trickled:.1} \
+         KiB a connection), {held_kb} KiB with {} bytes of head on each ({held:.1} KiB a \
+         connection), {} KiB after",
         before.rss_kb,
         kept.rss_kb,
-        held.rss_kb,
-        BURST + 23,
+        BURST + 11,
         after.rss_kb
     );
     assert_eq!(closed, 1_000, "every trickled second head is cut");
     assert_eq!(answered, 0);
     // Before, hyper buffered such a head up to ~400 KiB a connection (417
-    // MiB for 1,000); now what the head limit lets in, and the buffer it
-    // is read into: generously 48 KiB.
-    assert!(
-        head_kb <= 48.0,
-        "{head_kb:.1} KiB of RSS a connection for its head"
-    );
+    // MiB for 1,000). Now a trickled head holds its buffer (16 KiB), and a
+    // head at the limit what the limit lets in and the buffer it is read
+    // into: generously 48 KiB.
+    assert!(trickled <= 16.0, "{trickled:.1} KiB a connection, trickled");
+    assert!(held <= 48.0, "{held:.1} KiB a connection for a 16 KiB head");
     server.assert_survived("split second heads").await;
+}
+
+/// Writes all of `bytes` on a nonblocking socket, waiting while its
+/// buffer is full (at most the hang guard).
+fn write_all_nonblocking(sock: &mut TcpStream, mut bytes: &[u8]) -> std::io::Result<()> {
+    let deadline = Instant::now() + HANG_GUARD;
+    while !bytes.is_empty() {
+        match sock.write(bytes) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(k) => bytes = &bytes[k..],
+            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// The `/metrics` text of `server` (its listener's address from the log).
