@@ -638,17 +638,10 @@ impl Game {
             return None;
         }
         // No random numbers needed: skip seeding (the same move as below).
-        if bot.strength >= 1.0 {
-            match self.first_winning() {
-                Some(m) => return Some(self.tempo_move(ranges).unwrap_or(m)),
-                None if bot.when_lost == WhenLost::Prolong => {
-                    return Some(
-                        self.tempo_move(ranges)
-                            .unwrap_or_else(|| self.prolong_move()),
-                    );
-                }
-                None => {}
-            }
+        if bot.strength >= 1.0
+            && let Some(m) = self.settled_move(bot.when_lost, ranges)
+        {
+            return Some(m);
         }
         let mut rng = ply_rng(bot.seed, self.ply);
         self.choose(bot.strength, bot.when_lost, &mut rng, ranges)
@@ -679,16 +672,26 @@ impl Game {
         }
         let optimal = strength >= 1.0 || rng.random::<f64>() < strength;
         Some(if optimal {
-            match self.first_winning() {
-                Some(m) => self.tempo_move(ranges).unwrap_or(m),
-                None if when_lost == WhenLost::Prolong => self
-                    .tempo_move(ranges)
-                    .unwrap_or_else(|| self.prolong_move()),
-                None => self.lost_move(when_lost, rng),
-            }
+            self.settled_move(when_lost, ranges)
+                .unwrap_or_else(|| self.lost_move(when_lost, rng))
         } else {
             random_end_move(self.left, self.right, self.two_sided(), rng)
         })
+    }
+
+    /// The optimal move when it needs no random numbers: in a won
+    /// position a winning move, in a lost one under [`WhenLost::Prolong`]
+    /// its move, each with tempo where [`Game::tempo_move`] has it; `None`
+    /// in a lost position under [`WhenLost::Shorten`].
+    fn settled_move(&self, when_lost: WhenLost, ranges: Option<&[MoveRange]>) -> Option<Move> {
+        match self.first_winning() {
+            Some(m) => Some(self.tempo_move(ranges).unwrap_or(m)),
+            None if when_lost == WhenLost::Prolong => Some(
+                self.tempo_move(ranges)
+                    .unwrap_or_else(|| self.prolong_move()),
+            ),
+            None => None,
+        }
     }
 
     fn two_sided(&self) -> bool {

@@ -119,14 +119,7 @@ impl PileCounter {
                 continue;
             }
             if self.in_piles && self.depth == 2 && self.element_next && !matches!(b, b']' | b',') {
-                self.element_next = false;
-                self.count += 1;
-                if self.count > self.max {
-                    return Err(TooManyPiles {
-                        at_least: self.count,
-                        max: self.max,
-                    });
-                }
+                self.element_starts()?;
             }
             match b {
                 b'"' => {
@@ -160,6 +153,19 @@ impl PileCounter {
         }
     }
 
+    /// An element of `piles` starts: counted, and refused past the limit.
+    fn element_starts(&mut self) -> Result<(), TooManyPiles> {
+        self.element_next = false;
+        self.count += 1;
+        if self.count > self.max {
+            return Err(TooManyPiles {
+                at_least: self.count,
+                max: self.max,
+            });
+        }
+        Ok(())
+    }
+
     /// The fast path of the scan, inside the `piles` array and outside a
     /// string: counts the elements of a run of scalars, commas and
     /// whitespace as the byte-at-a-time scan would, and returns the chunk
@@ -183,16 +189,7 @@ impl PileCounter {
                     b'"' | b'[' | b']' | b'{' | b'}' => return Ok(&rest[i..]),
                     b',' => self.element_next = true,
                     b' ' | b'\t' | b'\n' | b'\r' => {}
-                    _ if self.element_next => {
-                        self.element_next = false;
-                        self.count += 1;
-                        if self.count > self.max {
-                            return Err(TooManyPiles {
-                                at_least: self.count,
-                                max: self.max,
-                            });
-                        }
-                    }
+                    _ if self.element_next => self.element_starts()?,
                     _ => {}
                 }
             }
