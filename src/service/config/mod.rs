@@ -5,6 +5,7 @@
 //!
 //! The lowest layer of the service: it uses the core only.
 
+pub mod costs;
 pub mod log;
 pub mod settings;
 pub mod telemetry;

@@ -394,30 +394,21 @@ impl Config {
         if u32::try_from(self.limits.max_table_piles.get()).is_err() {
             return fail("limits.max_table_piles", "must fit in 32 bits".into());
         }
-        let bound = self.limits.analysis_remoteness_max_piles as u64;
+        let bound = self.limits.analysis_remoteness_max_piles;
         let factor = self.limits.remoteness_cell_factor.get();
         let max_cells = self.limits.max_cells_in_flight.get();
-        // The remoteness of a two-ends position of n piles costs
-        // n(n − 1)/2 × factor cell updates in admission (as SuggestMove's).
-        let cost = |n: u64| (n.saturating_mul(n.saturating_sub(1)) / 2).saturating_mul(factor);
-        if cost(bound) > max_cells {
-            // The largest n whose cost fits (the cost is monotone in n).
-            let (mut fits, mut over) = (0u64, bound);
-            while over - fits > 1 {
-                let mid = fits + (over - fits) / 2;
-                if cost(mid) <= max_cells {
-                    fits = mid;
-                } else {
-                    over = mid;
-                }
-            }
+        // The remoteness of a two-ends position of n piles, as a game with
+        // analysis charges it.
+        let cost = |n: u64| super::costs::remoteness_cells_of(n as usize, true, factor);
+        if cost(bound as u64) > max_cells {
+            let fits = super::costs::largest_fitting(max_cells, cost);
             return fail(
                 "limits.analysis_remoteness_max_piles",
                 format!(
                     "is {bound}: the remoteness of a position of {bound} piles costs {} cell \
                      updates (limits.remoteness_cell_factor = {factor}), more than the whole \
                      budget limits.max_cells_in_flight = {max_cells}; at most {fits} fits",
-                    cost(bound)
+                    cost(bound as u64)
                 ),
             );
         }

@@ -1,56 +1,16 @@
 //! The units of the server's budgets (cell updates, piles, Play
-//! sessions), what a row costs in them, and why admission refuses a
-//! request ([`AdmissionError`]): the kinds that admission (in `state`)
-//! raises and that the metrics count, kept here so both reach them
-//! without either reaching up.
+//! sessions), what a row costs in them (the arithmetic lives in
+//! `config::costs`, which the configuration's checks share), and why
+//! admission refuses a request ([`AdmissionError`]): the kinds that
+//! admission (in `state`) raises and that the metrics count, kept here so
+//! both reach them without either reaching up.
 
 /// Piles-budget units (8 bytes each) of `bytes`.
 pub fn piles_of_bytes(bytes: u64) -> u64 {
     bytes.div_ceil(8)
 }
 
-/// Cost in cell updates of solving one valid row.
-pub fn cells_of(n: usize, two_ends: bool) -> u64 {
-    let n = n as u64;
-    if two_ends {
-        (n.saturating_mul(n.saturating_sub(1)) / 2).max(1)
-    } else {
-        n.max(1)
-    }
-}
-
-/// Cost in cell updates of the remoteness of one valid row, on top of its
-/// verdict's: `factor` (`limits.remoteness_cell_factor`) times the
-/// verdict's cells for a two-ends row of n ≥ 2 piles (the DP costs about
-/// 300 ns a cell where the verdict's kernel costs about 0.1), n for the
-/// leftmost variant and a single pile (an O(n) pass).
-pub fn remoteness_cells_of(n: usize, two_ends: bool, factor: u64) -> u64 {
-    if two_ends && n >= 2 {
-        cells_of(n, true).saturating_mul(factor)
-    } else {
-        (n as u64).max(1)
-    }
-}
-
-/// The most piles of a two-ends row whose remoteness fits in a budget of
-/// `max_cells` cell updates alone (with its verdict) at `factor`.
-pub fn max_remoteness_piles(max_cells: u64, factor: u64) -> u64 {
-    let cost = |n: u64| {
-        let n = n as usize;
-        cells_of(n, true).saturating_add(remoteness_cells_of(n, true, factor))
-    };
-    // Binary search on the monotone cost: the largest n with cost ≤ max.
-    let (mut lo, mut hi) = (1u64, 1u64 << 32);
-    while lo < hi {
-        let mid = lo + (hi - lo).div_ceil(2);
-        if cost(mid) <= max_cells {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    lo
-}
+pub use crate::service::config::costs::{cells_of, max_remoteness_piles, remoteness_cells_of};
 
 /// The unit of the cell-update budget (`Budget::cells`).
 pub const CELLS: &str = "cell updates";
