@@ -1478,7 +1478,10 @@ async fn a_second_head_split_after_its_first_byte_has_the_first_ones_deadline() 
                     Err(_) => *closed = true,
                 }
                 let sent = if tick == 10 {
-                    write_all_nonblocking(sock, &burst)
+                    // Blocking for the burst: std's write_all waits for room.
+                    sock.set_nonblocking(false)
+                        .and_then(|()| sock.write_all(&burst))
+                        .and_then(|()| sock.set_nonblocking(true))
                 } else {
                     sock.write(&[byte]).map(|_| ())
                 };
@@ -1522,23 +1525,6 @@ async fn a_second_head_split_after_its_first_byte_has_the_first_ones_deadline() 
     assert!(trickled <= 16.0, "{trickled:.1} KiB a connection, trickled");
     assert!(held <= 48.0, "{held:.1} KiB a connection for a 16 KiB head");
     server.assert_survived("split second heads").await;
-}
-
-/// Writes all of `bytes` on a nonblocking socket, waiting while its
-/// buffer is full (at most the hang guard).
-fn write_all_nonblocking(sock: &mut TcpStream, mut bytes: &[u8]) -> std::io::Result<()> {
-    let deadline = Instant::now() + HANG_GUARD;
-    while !bytes.is_empty() {
-        match sock.write(bytes) {
-            Ok(0) => return Err(ErrorKind::WriteZero.into()),
-            Ok(k) => bytes = &bytes[k..],
-            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 /// The `/metrics` text of `server` (its listener's address from the log).
