@@ -27,9 +27,9 @@
 //! the `i128` one.
 //! The leftmost variant is a simple O(n) recursion (docs/game.md §5).
 
+mod closed;
 mod dp;
 pub mod exhaustive;
-mod fast;
 mod leftmost;
 mod pl;
 #[cfg(test)]
@@ -159,15 +159,14 @@ pub fn solve_with<C: Cancel + ?Sized>(
     Ok(out)
 }
 
-/// The DP's functions of a row of n ≥ 2 piles: on the `i64` fast path
-/// when the row fits it, else (or when a function needs more pieces than
-/// the fast path holds) the `i128` DP.
+/// The functions of a row of n ≥ 2 piles: from the closed form's layers,
+/// or from the exact DP when their tripwire went off.
 fn row_functions<C: Cancel + ?Sized>(
     piles: &[u64],
     cancel: &C,
 ) -> Result<dp::RowFunctions, C::Stop> {
-    match fast::row_functions(piles, cancel)? {
-        Some(f) => Ok(f),
+    match closed::top_wide(piles, cancel)? {
+        Some(t) => Ok(closed::row_functions(piles, &t)),
         None => dp::row_functions(piles, cancel),
     }
 }
@@ -210,7 +209,11 @@ pub fn remoteness_with<C: Cancel + ?Sized>(
         Variant::TwoEnds if row.len() == 1 => Ok(1),
         Variant::TwoEnds => {
             cancel.check()?;
-            let f = row_functions(row.as_slice(), cancel)?;
+            let piles = row.as_slice();
+            if let Some(t) = closed::top_wide(piles, cancel)? {
+                return Ok(t.remoteness(row.first_pile(), row.last_pile()) as u128);
+            }
+            let f = dp::row_functions(piles, cancel)?;
             Ok(f.left.eval(i128::from(row.first_pile())) as u128)
         }
     }

@@ -161,11 +161,6 @@ fn remoteness_matches_the_array_reference_on_random_rows() {
         let v = valid(&row);
         let solved = solve_with(&v, Variant::TwoEnds, &Never).unwrap();
         assert_eq!(solved.remoteness, r, "{row:?}");
-        assert!(
-            solved.max_pieces <= PIECE_BOUND,
-            "{row:?}: {}",
-            solved.max_pieces
-        );
         for m in &solved.ranges {
             let arr = if m.side == Side::Left { &left } else { &right };
             for x in m.left_min..=m.left_max {
@@ -198,7 +193,7 @@ fn the_piece_count_stays_within_the_bound() {
             }
             _ => (0..n).map(|_| MAX_PILE - rng.random_range(0..=3)).collect(),
         };
-        let solved = solve_with(&valid(&row), Variant::TwoEnds, &Never).unwrap();
+        let solved = dp::row_functions(&row, &Never).unwrap();
         worst = worst.max(solved.max_pieces);
         assert!(
             solved.max_pieces <= PIECE_BOUND,
@@ -367,7 +362,6 @@ fn parallel_layers_agree_with_the_verdict_and_reversal() {
             solved.remoteness % 2 == 1,
             first_player_wins(&v, Variant::TwoEnds)
         );
-        assert!(solved.max_pieces <= PIECE_BOUND, "{}", solved.max_pieces);
         let rev: Vec<u64> = row.iter().rev().copied().collect();
         assert_eq!(
             remoteness(&valid(&rev), Variant::TwoEnds),
@@ -376,47 +370,86 @@ fn parallel_layers_agree_with_the_verdict_and_reversal() {
     }
 }
 
-/// The `i64` fast path computes the same functions as the `i128` DP on
-/// `0 .. 2^52` (rows within its bounds, short ones and one long enough for
-/// parallel layers), and declines rows beyond them.
+/// The closed form against the exact DP on random rows of up to 80 piles
+/// (small piles, piles up to 10^9, a base plus 0–3, piles near 2^63, ones
+/// and twos), in `i64` and `i128`: the same remoteness and the same move
+/// ranges, and the tripwire never goes off.
 #[test]
-fn the_fast_path_equals_the_i128_dp() {
-    let mut rng = ChaCha8Rng::seed_from_u64(52);
-    let below = |f: &pl::Pl| -> Vec<pl::Piece> {
-        f.pieces()
-            .iter()
-            .copied()
-            .filter(|p| p.start < 1 << 52)
-            .collect()
-    };
-    for case in 0..400 {
-        let n = rng.random_range(2..=60);
-        let row: Vec<u64> = match case % 5 {
+fn the_closed_form_equals_the_exact_dp() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    for case in 0..3000 {
+        let n = rng.random_range(2..=80);
+        let row: Vec<u64> = match case % 6 {
             0 => random_row(&mut rng, n, 5),
             1 => random_row(&mut rng, n, 1_000_000_000),
             2 => {
                 let base = rng.random_range(1..=1_000_000u64);
                 (0..n).map(|_| base + rng.random_range(0..=3)).collect()
             }
-            3 => (0..n)
-                .map(|_| (fast::MAX_PILE - 1) - rng.random_range(0..=3))
-                .collect(),
+            3 => (0..n).map(|_| MAX_PILE - rng.random_range(0..=3)).collect(),
+            4 => random_row(&mut rng, n, 2),
             _ => random_row(&mut rng, n, 40),
         };
-        let slow = dp::row_functions(&row, &Never).unwrap();
-        let quick = fast::row_functions(&row, &Never)
+        let exact = dp::row_functions(&row, &Never).unwrap();
+        let isa = crate::core::kernel::Isa::detect();
+        let wide = closed::top::<i128, _>(&row, isa, false, &Never)
             .unwrap()
-            .unwrap_or_else(|| panic!("declined {row:?}"));
-        assert_eq!(below(&quick.left), below(&slow.left), "{row:?}");
-        assert_eq!(below(&quick.right), below(&slow.right), "{row:?}");
-        assert!(quick.max_pieces <= slow.max_pieces, "{row:?}");
+            .unwrap_or_else(|| panic!("tripped on {row:?}"));
+        let want = exact.left.eval(i128::from(row[0]));
+        assert_eq!(wide.remoteness(row[0], row[n - 1]), want, "{row:?}");
+        if closed::fits_i64(&row) {
+            let narrow = closed::top::<i64, _>(&row, isa, false, &Never)
+                .unwrap()
+                .unwrap_or_else(|| panic!("tripped on {row:?}"));
+            assert_eq!(narrow.inner.delta as i128, wide.inner.delta, "{row:?}");
+            assert_eq!(narrow.without_first as i128, wide.without_first);
+            assert_eq!(narrow.without_last as i128, wide.without_last);
+        }
+        // The same function below each end pile: equal at every range's
+        // ends and next point, of either's ranges.
+        let f = closed::row_functions(&row, &wide);
+        for (side, pile, got, want) in [
+            (Side::Left, row[0], &f.left, &exact.left),
+            (Side::Right, row[n - 1], &f.right, &exact.right),
+        ] {
+            let mut ranges = dp::ranges(got, side, pile);
+            ranges.extend(dp::ranges(want, side, pile));
+            for r in ranges {
+                for x in [r.left_min, r.left_min + 1, r.left_max] {
+                    if x < pile {
+                        let x = i128::from(x);
+                        assert_eq!(got.eval(x), want.eval(x), "{row:?} {side:?} {x}");
+                    }
+                }
+            }
+        }
     }
-    // A row long enough for the fast path's parallel layers.
-    let row = random_row(&mut rng, dp::PARALLEL_MIN_SEGMENTS + 10, 1_000_000_000);
-    let slow = dp::row_functions(&row, &Never).unwrap();
-    let quick = fast::row_functions(&row, &Never).unwrap().unwrap();
-    assert_eq!(below(&quick.left), below(&slow.left));
-    assert_eq!(below(&quick.right), below(&slow.right));
-    let near_max = [MAX_PILE, 3, MAX_PILE - 1];
-    assert!(fast::row_functions(&near_max, &Never).unwrap().is_none());
+}
+
+/// Every instruction set's copy of the layer pass, and the parallel
+/// layers, give the same top on rows long enough to split.
+#[test]
+fn every_pass_and_the_parallel_layers_agree() {
+    use crate::core::kernel::Isa;
+    let mut rng = ChaCha8Rng::seed_from_u64(4099);
+    for max in [3, 1_000_000_000] {
+        let row = random_row(&mut rng, 2 * closed::PARALLEL_CHUNK + 37, max);
+        let base = closed::top::<i64, _>(&row, Isa::Baseline, false, &Never)
+            .unwrap()
+            .unwrap();
+        for isa in Isa::available() {
+            for parallel in [false, true] {
+                let t = closed::top::<i64, _>(&row, isa, parallel, &Never)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(t.inner, base.inner, "{isa:?} {parallel}");
+                assert_eq!(t.without_first, base.without_first);
+                assert_eq!(t.without_last, base.without_last);
+            }
+        }
+        let wide = closed::top::<i128, _>(&row, Isa::detect(), true, &Never)
+            .unwrap()
+            .unwrap();
+        assert_eq!(wide.inner.delta, i128::from(base.inner.delta));
+    }
 }

@@ -1,0 +1,521 @@
+//! The two-ends remoteness in O(1) per interval, from the closed form of
+//! the lost rows (docs/game.md §5, "The closed form"): every lost row
+//! `(x, I, y)` with x, y ≥ 1 has remoteness `2m + δ(I) + 2·[m < max(L, R)]`,
+//! m = min(x, y), with one integer δ per interior I. That form is a
+//! conjecture, checked against the game tree and the exact piecewise-linear
+//! DP ([`super::dp`]); this algorithm is exact wherever it holds.
+//!
+//! Each interval keeps five numbers ([`Interval`]): its `left`/`right`
+//! table entries L and R, δ, and the remoteness of its two lost rows with
+//! one end pile removed, `rem(L, I)` and `rem(I, R)`. An interval's numbers
+//! come from its two sub-intervals of one pile fewer by evaluating the
+//! curve recursion at its first point (y = 1, or 2 when R = 1). Only the
+//! previous layer of interval lengths is kept (O(n) memory, O(n²) time),
+//! as five arrays, and a layer pass is branch-free so that it vectorises;
+//! it is compiled per instruction set like the verdict kernels.
+
+use rayon::prelude::*;
+
+use super::super::cancel::Cancel;
+use super::super::kernel::{Isa, multiversion};
+use super::dp::{RowFunctions, Scratch, left_free, right_free};
+use super::pl::{END, Pl};
+
+/// The signed integer every number of an interval is kept in: `i64` for
+/// rows whose piles sum below 2^60 (every remoteness and table entry is
+/// then below 2^61), `i128` for the others.
+pub trait Value:
+    Copy
+    + Default
+    + Ord
+    + Send
+    + Sync
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitAnd<Output = Self>
+    + 'static
+{
+    /// A value far above every remoteness, still safe to add 1 to.
+    const HUGE: Self;
+    /// `v` as a value.
+    fn of(v: u64) -> Self;
+    /// The value as an `i128`.
+    fn wide(self) -> i128;
+    /// 1 if `b` else 0.
+    fn bit(b: bool) -> Self;
+}
+
+impl Value for i64 {
+    const HUGE: Self = i64::MAX / 4;
+    #[inline(always)]
+    fn of(v: u64) -> Self {
+        v as i64
+    }
+    #[inline(always)]
+    fn wide(self) -> i128 {
+        i128::from(self)
+    }
+    #[inline(always)]
+    fn bit(b: bool) -> Self {
+        b as i64
+    }
+}
+
+impl Value for i128 {
+    const HUGE: Self = i128::MAX / 4;
+    #[inline(always)]
+    fn of(v: u64) -> Self {
+        i128::from(v)
+    }
+    #[inline(always)]
+    fn wide(self) -> i128 {
+        self
+    }
+    #[inline(always)]
+    fn bit(b: bool) -> Self {
+        b as i128
+    }
+}
+
+/// Does the row fit [`i64`] values (piles summing below 2^60)?
+pub fn fits_i64(piles: &[u64]) -> bool {
+    let mut sum: u64 = 0;
+    for &p in piles {
+        match sum.checked_add(p) {
+            Some(s) if s < 1 << 60 => sum = s,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// What an interval I keeps: `l = L`, `r = R` (the end piles that make
+/// `(L, I)` and `(I, R)` lost; 0 when I itself is lost), `delta = δ(I)`,
+/// `c0 = rem(L, I)` and `cr = rem(I, R)`. The empty interval has all five 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Interval<T> {
+    pub l: T,
+    pub r: T,
+    pub delta: T,
+    pub c0: T,
+    pub cr: T,
+}
+
+/// `f(y)` of an interior with end values `(l, r)`, y ≥ 1: the left pile
+/// that makes `(f(y), I, y)` lost (docs/game.md §1: the same step as the
+/// `left` table's).
+#[inline(always)]
+fn curve<T: Value>(l: T, r: T, y: T) -> T {
+    let plus = T::bit((y < r) & (y >= l));
+    let minus = T::bit((y > r) & (y <= l));
+    let v = y + plus - minus;
+    if y == r { T::default() } else { v }
+}
+
+/// `f⁻¹(x)` of an interior with end values `(l, r)`, x ≥ 1 (the `right`
+/// table's step).
+#[inline(always)]
+fn curve_inv<T: Value>(l: T, r: T, x: T) -> T {
+    curve(r, l, x)
+}
+
+impl<T: Value> Interval<T> {
+    /// `C(y)` by the closed form, for y ≥ 1 other than R: the remoteness
+    /// of the lost row `(f(y), I, y)`, `2m + δ + 2·[m < max(L, R)]` with
+    /// `m = min(f(y), y)`.
+    #[inline(always)]
+    fn formula(&self, y: T) -> T {
+        let m = y - T::bit((self.l > self.r) & (self.r < y) & (y <= self.l));
+        let high = T::bit(m < self.l.max(self.r));
+        m + m + self.delta + high + high
+    }
+
+    /// `C(y)` for any y ≥ 1.
+    #[inline(always)]
+    fn curve_at(&self, y: T) -> T {
+        if y == self.r {
+            self.cr
+        } else {
+            self.formula(y)
+        }
+    }
+
+    /// The remoteness of the row `(x, I, y)`, x, y ≥ 1: lost on the curve,
+    /// else 1 + the smaller of its (at most two) lost children's.
+    #[inline(always)]
+    pub fn row(&self, x: T, y: T) -> T {
+        let one = T::of(1);
+        let fy = curve(self.l, self.r, y);
+        let yi = curve_inv(self.l, self.r, x);
+        let cy = self.curve_at(y);
+        let cyi = if yi == T::default() {
+            self.c0
+        } else {
+            self.curve_at(yi)
+        };
+        let a = if fy < x { cy } else { T::HUGE };
+        let b = if yi < y { cyi } else { T::HUGE };
+        if x == fy { cy } else { one + a.min(b) }
+    }
+
+    /// The interval `a, …, b` from its sub-intervals of one pile fewer:
+    /// `without_last = (a, …)` and `without_first = (…, b)` (both empty
+    /// for an interval of one pile, a = b).
+    #[inline(always)]
+    pub fn extend(a: T, b: T, without_last: &Self, without_first: &Self) -> Self {
+        let (k2, k) = (without_last, without_first);
+        let zero = T::default();
+        let one = T::of(1);
+        // L makes (L, k2, b) lost; R makes (a, k, R) lost.
+        let l = curve(k2.l, k2.r, b);
+        let r = curve_inv(k.l, k.r, a);
+        // rem(L, I) = C_k2(b), rem(I, R) = C_k(R) (R ≠ R of k, as a ≥ 1).
+        let c0 = k2.curve_at(b);
+        let cr = if r == zero { k.c0 } else { k.formula(r) };
+        // C of I at its first point y0 ≥ 1 other than R, by the recursion
+        // C(y0) = 1 + max(rem(I, y0), rem(f(y0), I), 1 + C(1) if y0 = 2,
+        //                 1 + C(0) if 1 ≤ L < f(y0)).
+        let second = r == one;
+        let y0 = one + T::bit(second);
+        let fy = curve(l, r, y0);
+        // rem(I, y0) = rem(a, k, y0): its lost children are (f_k(y0), k, y0)
+        // and (a, k, R), the latter of remoteness rem(I, R).
+        let fk = curve(k.l, k.r, y0);
+        let ck = k.curve_at(y0);
+        let t1 = {
+            let p = if fk < a { ck } else { T::HUGE };
+            let q = if r < y0 { cr } else { T::HUGE };
+            if a == fk { ck } else { one + p.min(q) }
+        };
+        // rem(f(y0), I) = rem(f(y0), k2, b): its lost children are
+        // (L, k2, b), of remoteness rem(L, I), and (f(y0), k2, f_k2⁻¹(f(y0))).
+        let yi = curve_inv(k2.l, k2.r, fy);
+        let cyi = if yi == zero { k2.c0 } else { k2.formula(yi) };
+        let t2 = {
+            let p = if l < fy { c0 } else { T::HUGE };
+            let q = if yi < b { cyi } else { T::HUGE };
+            if fy == l { c0 } else { one + p.min(q) }
+        };
+        let mut longest = t1.max(t2);
+        if second {
+            longest = longest.max(cr + one);
+        }
+        if (one <= l) & (l < fy) {
+            longest = longest.max(c0 + one);
+        }
+        let c = one + longest;
+        let m = fy.min(y0);
+        let high = T::bit(m < l.max(r));
+        Interval {
+            l,
+            r,
+            delta: c - m - m - high - high,
+            c0,
+            cr,
+        }
+    }
+}
+
+/// One layer of intervals of one length, by first index, as five arrays.
+#[derive(Debug, Clone, Default)]
+pub struct Layer<T> {
+    l: Vec<T>,
+    r: Vec<T>,
+    delta: Vec<T>,
+    c0: Vec<T>,
+    cr: Vec<T>,
+}
+
+impl<T: Value> Layer<T> {
+    fn empty(len: usize) -> Self {
+        let z = vec![T::default(); len];
+        Layer {
+            l: z.clone(),
+            r: z.clone(),
+            delta: z.clone(),
+            c0: z.clone(),
+            cr: z,
+        }
+    }
+
+    fn get(&self, i: usize) -> Interval<T> {
+        Interval {
+            l: self.l[i],
+            r: self.r[i],
+            delta: self.delta[i],
+            c0: self.c0[i],
+            cr: self.cr[i],
+        }
+    }
+}
+
+/// What a pass over a run of cells reads: cell i is the interval
+/// `a_lo[i] … a_hi[i]` of `k` piles, from `prev` cells `from + i` (without
+/// its last pile) and `from + i + 1` (without its first).
+pub struct Job<'a, T> {
+    a_lo: &'a [T],
+    a_hi: &'a [T],
+    prev: &'a Layer<T>,
+    from: usize,
+    k: T,
+}
+
+/// The output arrays of a pass over a run of cells.
+pub struct Out<'a, T> {
+    l: &'a mut [T],
+    r: &'a mut [T],
+    delta: &'a mut [T],
+    c0: &'a mut [T],
+    cr: &'a mut [T],
+}
+
+/// `v[from .. from + m]` and `v[from + 1 .. from + 1 + m]`.
+#[inline(always)]
+fn pair<T>(v: &[T], from: usize, m: usize) -> (&[T], &[T]) {
+    (&v[from..from + m], &v[from + 1..from + 1 + m])
+}
+
+/// One layer pass over `out`'s cells (see [`Job`]). Sets `tripped` when a
+/// cell breaks what the closed form implies (see [`top`]), else leaves it.
+#[inline(always)]
+fn pass_body<T: Value>(job: Job<'_, T>, out: Out<'_, T>, tripped: &mut bool) {
+    let Job {
+        a_lo,
+        a_hi,
+        prev,
+        from,
+        k,
+    } = job;
+    let m = out.l.len();
+    let (a_lo, a_hi) = (&a_lo[..m], &a_hi[..m]);
+    let (l0, l1) = pair(&prev.l, from, m);
+    let (r0, r1) = pair(&prev.r, from, m);
+    let (d0, d1) = pair(&prev.delta, from, m);
+    let (z0, z1) = pair(&prev.c0, from, m);
+    let (e0, e1) = pair(&prev.cr, from, m);
+    let (mut odd, mut low, mut high) = (T::default(), T::default(), T::default());
+    for i in 0..m {
+        let k2 = Interval {
+            l: l0[i],
+            r: r0[i],
+            delta: d0[i],
+            c0: z0[i],
+            cr: e0[i],
+        };
+        let k = Interval {
+            l: l1[i],
+            r: r1[i],
+            delta: d1[i],
+            c0: z1[i],
+            cr: e1[i],
+        };
+        let v = Interval::extend(a_lo[i], a_hi[i], &k2, &k);
+        out.l[i] = v.l;
+        out.r[i] = v.r;
+        out.delta[i] = v.delta;
+        out.c0[i] = v.c0;
+        out.cr[i] = v.cr;
+        odd = odd | v.delta | v.c0 | v.cr;
+        low = low.min(v.delta);
+        high = high.max(v.delta);
+    }
+    let one = T::of(1);
+    if (odd & one) == one || low < T::default() || high > k + k {
+        *tripped = true;
+    }
+}
+
+multiversion!(fn pass<T: Value>(job: Job<'_, T>, out: Out<'_, T>, tripped: &mut bool) => pass_body);
+
+/// Layers of at least two chunks of this many intervals are split across
+/// threads.
+pub const PARALLEL_CHUNK: usize = 2048;
+
+/// The top of a row of n ≥ 2 piles: its interior `a_2 … a_{n−1}` and the
+/// remoteness of the row without its first or last pile.
+#[derive(Debug, Clone, Copy)]
+pub struct Top<T> {
+    /// The interior `a_2 … a_{n−1}`.
+    pub inner: Interval<T>,
+    /// `rem(a_2, …, a_n)`.
+    pub without_first: T,
+    /// `rem(a_1, …, a_{n−1})`.
+    pub without_last: T,
+}
+
+impl<T: Value> Top<T> {
+    /// The remoteness of the row `(first, inner, last)`.
+    pub fn remoteness(&self, first: u64, last: u64) -> T {
+        self.inner.row(T::of(first), T::of(last))
+    }
+}
+
+/// Runs the layers over a row of n ≥ 2 piles up to its interior, polling
+/// `cancel` once per layer, on `isa`'s copy of the pass; layers of at
+/// least two chunks on all of rayon's threads when `parallel`.
+///
+/// `None` when the tripwire went off: a cell whose δ is odd, negative or
+/// above twice its length, or whose `rem(L, I)` or `rem(I, R)` (lost rows)
+/// is odd. The closed form implies none of these; a row that trips it is
+/// left to the exact DP. It never went off on any row tried.
+pub fn top<T: Value, C: Cancel + ?Sized>(
+    piles: &[u64],
+    isa: Isa,
+    parallel: bool,
+    cancel: &C,
+) -> Result<Option<Top<T>>, C::Stop> {
+    let n = piles.len();
+    assert!(n >= 2);
+    let a: Vec<T> = piles.iter().map(|&p| T::of(p)).collect();
+    // Intervals of the current length k, by first index (n + 1 − k of them).
+    let mut layer = Layer::<T>::empty(n + 1);
+    let mut next = layer.clone();
+    let mut before = layer.clone();
+    let mut tripped = false;
+    for k in 1..=n - 2 {
+        cancel.check()?;
+        let count = n + 1 - k;
+        let (a_lo, a_hi) = (&a[..], &a[k - 1..]);
+        let kk = T::of(k as u64);
+        if parallel && count >= 2 * PARALLEL_CHUNK {
+            let prev = &layer;
+            let c = PARALLEL_CHUNK;
+            tripped |= next.l[..count]
+                .par_chunks_mut(c)
+                .zip(next.r[..count].par_chunks_mut(c))
+                .zip(next.delta[..count].par_chunks_mut(c))
+                .zip(next.c0[..count].par_chunks_mut(c))
+                .zip(next.cr[..count].par_chunks_mut(c))
+                .enumerate()
+                .map(|(j, ((((l, r), delta), c0), cr))| {
+                    let from = j * c;
+                    let out = Out {
+                        l,
+                        r,
+                        delta,
+                        c0,
+                        cr,
+                    };
+                    let mut t = false;
+                    let job = Job {
+                        a_lo: &a_lo[from..],
+                        a_hi: &a_hi[from..],
+                        prev,
+                        from,
+                        k: kk,
+                    };
+                    pass(isa, job, out, &mut t);
+                    t
+                })
+                .reduce(|| false, |x, y| x | y);
+        } else {
+            let out = Out {
+                l: &mut next.l[..count],
+                r: &mut next.r[..count],
+                delta: &mut next.delta[..count],
+                c0: &mut next.c0[..count],
+                cr: &mut next.cr[..count],
+            };
+            let job = Job {
+                a_lo,
+                a_hi,
+                prev: &layer,
+                from: 0,
+                k: kk,
+            };
+            pass(isa, job, out, &mut tripped);
+        }
+        if tripped {
+            return Ok(None);
+        }
+        std::mem::swap(&mut before, &mut layer);
+        std::mem::swap(&mut layer, &mut next);
+    }
+    // `layer` holds length n − 2 (cell 1 is the interior), `before` n − 3.
+    let inner = layer.get(1);
+    let (without_first, without_last) = if n == 2 {
+        (T::of(1), T::of(1))
+    } else {
+        // a_2 … a_n is (a_2, a_3 … a_{n−1}, a_n); a_1 … a_{n−1} likewise.
+        (
+            before.get(2).row(a[1], a[n - 1]),
+            before.get(1).row(a[0], a[n - 2]),
+        )
+    };
+    Ok(Some(Top {
+        inner,
+        without_first,
+        without_last,
+    }))
+}
+
+/// The top of a two-ends row of n ≥ 2 piles in `i128` numbers, computed in
+/// `i64` when the row [`fits_i64`]; `None` when the tripwire went off.
+pub fn top_wide<C: Cancel + ?Sized>(
+    piles: &[u64],
+    cancel: &C,
+) -> Result<Option<Top<i128>>, C::Stop> {
+    let isa = Isa::detect();
+    if fits_i64(piles) {
+        let Some(t) = top::<i64, C>(piles, isa, true, cancel)? else {
+            return Ok(None);
+        };
+        let w = |v: &Interval<i64>| Interval {
+            l: v.l.wide(),
+            r: v.r.wide(),
+            delta: v.delta.wide(),
+            c0: v.c0.wide(),
+            cr: v.cr.wide(),
+        };
+        Ok(Some(Top {
+            inner: w(&t.inner),
+            without_first: t.without_first.wide(),
+            without_last: t.without_last.wide(),
+        }))
+    } else {
+        top::<i128, C>(piles, isa, true, cancel)
+    }
+}
+
+/// The DP's functions of the whole row (n ≥ 2) from its top: the curve of
+/// its interior as a piecewise-linear function, then `P` and `Q` by the
+/// DP's own steps.
+pub fn row_functions(piles: &[u64], t: &Top<i128>) -> RowFunctions {
+    let n = piles.len();
+    let iv = &t.inner;
+    let mut ws = Scratch::default();
+    curve_function(iv, &mut ws.c);
+    let (first, last) = (i128::from(piles[0]), i128::from(piles[n - 1]));
+    let mut left = Pl::default();
+    let mut right = Pl::default();
+    left_free(&mut ws, iv.l, iv.r, last, t.without_first, &mut left);
+    right_free(&mut ws, iv.l, iv.r, first, t.without_last, &mut right);
+    let max_pieces = ws.c.len().max(left.len()).max(right.len());
+    RowFunctions {
+        left,
+        right,
+        max_pieces,
+    }
+}
+
+/// Into `out`: the curve `C(y)` of an interval on `0 .. END`, from its
+/// closed form (`C(0) = rem(L, I)`, `C(R) = rem(I, R)`): linear between
+/// the points where a case of the form changes.
+fn curve_function(iv: &Interval<i128>, out: &mut Pl) {
+    let (l, r) = (iv.l, iv.r);
+    let mu = l.max(r);
+    let mut cuts = [0, 1, r, r + 1, l, l + 1, mu, mu + 1];
+    cuts.sort_unstable();
+    let at = |y: i128| if y == 0 { iv.c0 } else { iv.curve_at(y) };
+    out.clear();
+    for (k, &s) in cuts.iter().enumerate() {
+        let e = cuts.get(k + 1).copied().unwrap_or(END);
+        if s >= e {
+            continue;
+        }
+        // A piece of one point leans towards the next, so that it merges
+        // with it when they are collinear.
+        out.push(s, at(s), at(s + 1) - at(s));
+    }
+}
