@@ -229,11 +229,14 @@ impl GameState {
     }
 }
 
-/// Positions of at most this many piles get the bot's exact tempo: at
+/// Positions of at most this many live piles get the bot's exact tempo: at
 /// strength 1 it wins by a fastest winning move and, when lost under
-/// [`WhenLost::Prolong`], resists longest (by exact remoteness, about 2 ms
-/// a move at 128 piles). Longer positions keep the O(1) choices below.
-pub const TEMPO_MAX_PILES: usize = 128;
+/// [`WhenLost::Prolong`], resists longest (by exact remoteness, one O(m²)
+/// solve of the live row a move: about 25 ms at 4,096 piles on one core).
+/// Longer positions keep the O(1) choices below. A constant, not a
+/// setting: the bot's moves are part of the game, the same on every
+/// replica and every resume (docs/play.md, "Tempo").
+pub const TEMPO_MAX_PILES: usize = 4096;
 
 /// What the bot does in a lost position (at strength 1; every move loses
 /// against perfect play there).
@@ -629,10 +632,29 @@ impl Game {
         self.bot_move_knowing(bot, None)
     }
 
+    /// Does the bot's move at this ply read the live row's exact
+    /// remoteness (its tempo move)? True when the game is not over, at most
+    /// [`TEMPO_MAX_PILES`] piles are live, the bot plays its optimal move at
+    /// this ply (always at strength ≥ 1, else by its draw from
+    /// [`ply_rng`]) and that move has tempo (a won position, or a lost one
+    /// under [`WhenLost::Prolong`]). O(1): a caller that must not solve on
+    /// its own thread (the Play RPC) solves the live row elsewhere exactly
+    /// then and passes its ranges to [`Game::bot_move_knowing`].
+    pub fn bot_needs_tempo(&self, bot: &Bot) -> bool {
+        if self.is_over() || !self.tempo_applies() {
+            return false;
+        }
+        // The draw of `choose` (none at strength ≥ 1).
+        let optimal =
+            bot.strength >= 1.0 || ply_rng(bot.seed, self.ply).random::<f64>() < bot.strength;
+        optimal && (bot.when_lost == WhenLost::Prolong || self.mover_wins())
+    }
+
     /// [`Game::bot_move`] given the position's move ranges when the caller
     /// has them (`ranges`: the [`Solved::ranges`](crate::core::remoteness::Solved::ranges) of the live row now, as the
-    /// Play RPC's analysis solves it): the tempo move is read from them
-    /// instead of being solved again. The same move either way.
+    /// Play RPC solves it on its CPU pool): the tempo move is read from them
+    /// instead of being solved here (O(m²) on m live piles, only when
+    /// [`Game::bot_needs_tempo`]). The same move either way.
     pub fn bot_move_knowing(&self, bot: &Bot, ranges: Option<&[MoveRange]>) -> Option<Move> {
         if self.is_over() {
             return None;
@@ -704,12 +726,13 @@ impl Game {
     /// ([`remoteness::best_move`](crate::core::remoteness::best_move) and its
     /// tie-break); `None` on longer positions (O(m²) a move, so the bot
     /// keeps its O(1) moves there: any winning move, or
-    /// [`WhenLost::Prolong`]'s).
+    /// [`WhenLost::Prolong`]'s). Without `ranges` it solves the live row
+    /// here.
     /// With `ranges` (the live row's move ranges), the best of them
     /// ([`remoteness::best_of`](crate::core::remoteness::best_of)), not
     /// solved again.
     fn tempo_move(&self, ranges: Option<&[MoveRange]>) -> Option<Move> {
-        if self.last - self.first + 1 > TEMPO_MAX_PILES {
+        if !self.tempo_applies() {
             return None;
         }
         let piles = self.piles_now();
@@ -718,6 +741,12 @@ impl Game {
             Some(ranges) => super::remoteness::best_of(&row, ranges),
             None => super::remoteness::best_move(&row, self.row.variant),
         })
+    }
+
+    /// Is the live position short enough for the tempo move
+    /// ([`TEMPO_MAX_PILES`])?
+    fn tempo_applies(&self) -> bool {
+        self.last - self.first < TEMPO_MAX_PILES
     }
 
     /// [`WhenLost::Prolong`]'s move (legal in any live position).
@@ -744,6 +773,131 @@ impl Game {
                 let take = rng.random_range(pile.div_ceil(2)..=pile);
                 Move::to_remaining(side, pile, pile - take)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Never;
+    use crate::core::remoteness::{best_move, move_ranges};
+
+    fn start(piles: &[u64], variant: Variant) -> Game {
+        let row = ValidRow::new(piles, usize::MAX).expect("a valid row");
+        let Ok(game) = Game::start(&row, variant, &Never);
+        game
+    }
+
+    fn random_row(rng: &mut ChaCha8Rng, n: usize, max: u64) -> Vec<u64> {
+        (0..n).map(|_| rng.random_range(1..=max)).collect()
+    }
+
+    /// On random rows of 300 and 1,000 piles (far above the old bound of
+    /// 128), the perfect bot's move is the exact remoteness's best move at
+    /// every ply of a few, with the ranges given or solved here, and it
+    /// needs them.
+    #[test]
+    fn the_perfect_bot_has_tempo_on_long_rows() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4096);
+        for (n, variant) in [
+            (300, Variant::TwoEnds),
+            (1_000, Variant::TwoEnds),
+            (1_000, Variant::Leftmost),
+        ] {
+            for max in [3, 1_000_000_000] {
+                let piles = random_row(&mut rng, n, max);
+                let mut game = start(&piles, variant);
+                for when_lost in [WhenLost::Prolong, WhenLost::Shorten] {
+                    let bot = Bot {
+                        when_lost,
+                        ..Bot::perfect()
+                    };
+                    for _ in 0..4 {
+                        let now = game.piles_now();
+                        let row = ValidRow::new(&now, usize::MAX).unwrap();
+                        let what = format!("{variant} n = {n} at ply {}", game.ply());
+                        let wins = game.mover_wins();
+                        let tempo = wins || when_lost == WhenLost::Prolong;
+                        assert_eq!(game.bot_needs_tempo(&bot), tempo, "{what}");
+                        let m = game.bot_move(&bot).unwrap();
+                        if tempo {
+                            assert_eq!(m, best_move(&row, variant), "{what}");
+                            let ranges = move_ranges(&row, variant);
+                            assert_eq!(game.bot_move_knowing(&bot, Some(&ranges)), Some(m));
+                        }
+                        game.play_move(m).unwrap();
+                    }
+                }
+            }
+        }
+    }
+
+    /// `bot_needs_tempo` is exactly when the bot reads the ranges: at
+    /// strength 0.6 (some plies draw a random move), both policies, along
+    /// whole games, a move that does not need them is the same with
+    /// empty (wrong) ranges, and one that does is the tempo move.
+    #[test]
+    fn bot_needs_tempo_is_when_the_bot_reads_the_ranges() {
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        for variant in [Variant::TwoEnds, Variant::Leftmost] {
+            for _ in 0..20 {
+                let n = rng.random_range(1..=12);
+                let piles = random_row(&mut rng, n, 6);
+                for when_lost in [WhenLost::Prolong, WhenLost::Shorten] {
+                    let bot = Bot {
+                        strength: 0.6,
+                        seed: rng.random(),
+                        when_lost,
+                    };
+                    let mut game = start(&piles, variant);
+                    let mut needed = 0;
+                    while !game.is_over() {
+                        let m = game.bot_move(&bot).unwrap();
+                        if game.bot_needs_tempo(&bot) {
+                            needed += 1;
+                            let now = game.piles_now();
+                            let row = ValidRow::new(&now, usize::MAX).unwrap();
+                            assert_eq!(m, best_move(&row, variant), "{piles:?}");
+                        } else {
+                            assert_eq!(game.bot_move_knowing(&bot, Some(&[])), Some(m));
+                        }
+                        game.play_move(m).unwrap();
+                    }
+                    assert!(needed <= game.ply());
+                }
+            }
+        }
+        let over = {
+            let mut g = start(&[2], Variant::TwoEnds);
+            g.play(Side::Left, 2).unwrap();
+            g
+        };
+        assert!(!over.bot_needs_tempo(&Bot::perfect()));
+    }
+
+    /// The bound: at [`TEMPO_MAX_PILES`] live piles the bot needs the
+    /// tempo move; one pile more, it plays the O(1) move (the analysis's
+    /// best move) without solving.
+    #[test]
+    fn tempo_stops_above_the_bound() {
+        let mut rng = ChaCha8Rng::seed_from_u64(128);
+        for variant in [Variant::TwoEnds, Variant::Leftmost] {
+            let piles = random_row(&mut rng, TEMPO_MAX_PILES + 1, 1_000);
+            let mut game = start(&piles, variant);
+            let bot = Bot::perfect();
+            assert!(!game.bot_needs_tempo(&bot));
+            let a = game.analysis().unwrap();
+            assert_eq!(game.bot_move_knowing(&bot, Some(&[])), Some(a.best_move));
+            assert_eq!(game.bot_move(&bot), Some(a.best_move));
+            // Take the first pile: TEMPO_MAX_PILES live.
+            game.play(Side::Left, piles[0]).unwrap();
+            assert_eq!(game.live(), (1, TEMPO_MAX_PILES));
+            let prolong = Bot {
+                when_lost: WhenLost::Prolong,
+                ..bot
+            };
+            assert!(game.bot_needs_tempo(&prolong));
         }
     }
 }
