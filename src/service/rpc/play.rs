@@ -12,9 +12,14 @@
 //! `state_token` resumes the game on any replica with the same
 //! `play.token_key`; the end is a GameOver, then the stream ends OK. With
 //! analysis, each state of a small enough position also carries its
-//! remoteness ([`super::play_remoteness`]: one solve a ply, on the pool).
+//! remoteness ([`super::play_remoteness`]: one solve a ply, on the pool);
+//! the bot's tempo move on positions of at most
+//! [`TEMPO_MAX_PILES`](crate::core::game::TEMPO_MAX_PILES) live piles
+//! reads the same solve, or its own one on the pool
+//! ([`play_remoteness::for_bot`]).
 //!
-//! Each move is O(1) amortized ([`crate::core::game`]); a game holds its
+//! Each move is O(1) amortized ([`crate::core::game`]) apart from those
+//! solves; a game holds its
 //! session slot, its row (shared) and its cone's memory (a piles-budget
 //! reservation) until it ends or its client goes away (the response stream
 //! is dropped: everything is released).
@@ -40,7 +45,7 @@ use crate::service::pb;
 use crate::service::pb::play_event::Event;
 use crate::service::pb::play_request::Action;
 use crate::service::rpc::convert::{PlayStart, at_most, play_row};
-use crate::service::rpc::play_remoteness::{self, Known, Stopped};
+use crate::service::rpc::play_remoteness::{self, Known, Stopped, TempoError};
 use crate::service::rpc::validate::RequestError;
 use crate::service::state::clients::ClientKey;
 use crate::service::state::limits::{
@@ -649,13 +654,31 @@ impl Session {
                         Handled::Wait | Handled::Played => {}
                     }
                 }
-                // The position's ranges, when its analysis solved it: the
-                // bot's tempo move is read from them, not solved again.
-                let ranges = self
-                    .known
-                    .as_ref()
-                    .filter(|k| k.ply == self.game.ply())
-                    .map(Known::ranges);
+                // The bot's tempo move is read from the position's ranges:
+                // the analysis's when it solved the position, else solved
+                // now on the pool (never on this thread).
+                let solved;
+                let ranges = if !self.game.bot_needs_tempo(&self.bot) {
+                    None
+                } else if let Some(known) = self.known.as_ref().filter(|k| k.ply == self.game.ply())
+                {
+                    Some(known.ranges())
+                } else {
+                    match play_remoteness::for_bot(&self.state, &self.game, &self.cancel).await {
+                        Ok(known) => solved = known,
+                        Err(TempoError::Stopped) => return Outcome::Abandoned,
+                        Err(TempoError::Failed(status)) => {
+                            tracing::warn!(
+                                code = ?status.code(),
+                                message = status.message(),
+                                "the bot's tempo solve failed; the game stops"
+                            );
+                            let _ = tx.send(Err(status)).await;
+                            return Outcome::Abandoned;
+                        }
+                    }
+                    Some(solved.ranges())
+                };
                 let mv = self
                     .game
                     .bot_move_knowing(&self.bot, ranges)

@@ -38,6 +38,26 @@ pub fn row_cells(state: &State, n: usize, variant: Variant, want: bool) -> u64 {
     }
 }
 
+/// The cell updates of the bot's tempo solve of a row of `n` piles that
+/// no `want_remoteness` asked for (SuggestMove's `chosen`, a Play bot's
+/// move): its remoteness's, plus its verdict's when `with_verdict`, the
+/// remoteness charged at most what the whole budget leaves beside the
+/// verdict. The bot's move must not depend on the budget (every replica
+/// plays the same move, docs/play.md "Tempo"), so a solve larger than the
+/// budget is charged all of it (it runs alone) instead of being refused or
+/// skipped.
+pub fn tempo_cells(state: &State, n: usize, variant: Variant, with_verdict: bool) -> u64 {
+    let two_ends = variant == Variant::TwoEnds;
+    let verdict = if with_verdict {
+        cells_of(n, two_ends)
+    } else {
+        0
+    };
+    let factor = state.limits.remoteness_cell_factor.get();
+    let room = state.budget.max().saturating_sub(verdict);
+    verdict.saturating_add(remoteness_cells_of(n, two_ends, factor).min(room))
+}
+
 /// Admits `cells` cell updates over `piles` piles like
 /// [`State::admit_work`]; when a request with `want_remoteness` is larger
 /// than the whole cell budget, the refusal (RESOURCE_EXHAUSTED, counted

@@ -14,9 +14,11 @@
 //! the same move.
 //!
 //! The remoteness is charged in admission as `want_remoteness`'s
-//! ([`super::remoteness`]); a tempo the request did not ask for is computed
-//! only when that charge fits the server's whole cell budget (so a server
-//! with a tiny budget answers as before instead of refusing).
+//! ([`super::remoteness`]); a tempo the request did not ask for is charged
+//! at most the server's whole cell budget
+//! ([`remoteness::tempo_cells`]), so the move never depends on the
+//! configuration and a server with a tiny budget still answers (when its
+//! budget is free).
 //!
 //! With `want_remoteness` the response also carries the remoteness of the
 //! position, after each move it lists and every move as ranges, computed
@@ -61,11 +63,14 @@ pub async fn suggest_move(
     // The draw of the optimal move comes first: a random move needs no
     // tempo.
     let bot = BotDraw::new(strength, seed);
-    let tempo = bot.optimal
-        && n <= TEMPO_MAX_PILES
-        && remoteness::row_cells(state, n, variant, true) <= state.budget.max();
+    let tempo = bot.optimal && n <= TEMPO_MAX_PILES;
     let solve = want || tempo;
-    let cells = remoteness::row_cells(state, n, variant, solve);
+    let cells = if tempo && !want {
+        // The game bot's move whatever the budget: at most all of it.
+        remoteness::tempo_cells(state, n, variant, true)
+    } else {
+        remoteness::row_cells(state, n, variant, solve)
+    };
     let reservation = remoteness::admit(state, cells, n as u64, want, "this SuggestMove")?;
     // If tonic drops this future (client gone, deadline passed), the guard
     // stops the work on the pool.
