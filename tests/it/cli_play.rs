@@ -150,3 +150,61 @@ fn long_rows_are_cut_and_bad_rows_refused() {
     let (code, _, _) = play(&["--strength", "1.5", "3"], "");
     assert_eq!(code, 2);
 }
+
+/// The bot has its tempo far above the old bound of 128 piles: on random
+/// rows of 300 and 1,000 piles, from the second seat (the bot moves first)
+/// and after a reply of the human's, each bot move is the core's
+/// `best_move` (the exact remoteness's fastest win or longest resistance).
+#[test]
+fn the_bot_plays_the_tempo_move_on_long_rows() {
+    use rand::{Rng, SeedableRng};
+    use stonegame::core::exhaustive::after;
+    use stonegame::core::remoteness::best_move;
+    use stonegame::core::{Move, Side, ValidRow, Variant};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1_000);
+    for n in [300, 1_000] {
+        let piles: Vec<u64> = (0..n).map(|_| rng.random_range(2..=9)).collect();
+        let args: Vec<String> = ["--second".to_string()]
+            .into_iter()
+            .chain(piles.iter().map(u64::to_string))
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        // The human takes one stone from the left pile after each bot move
+        // (every left pile here keeps at least 1 stone for it).
+        let (code, out, err) = play(&args, "L 1\nL 1\n");
+        assert_eq!(code, 0, "{err}");
+        let bot_moves: Vec<Move> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("bot: "))
+            .map(|l| {
+                let mut words = l.split_whitespace();
+                let side = match words.next() {
+                    Some("L") => Side::Left,
+                    Some("R") => Side::Right,
+                    other => panic!("a side, got {other:?} in {l}"),
+                };
+                let take: u64 = words.next().unwrap().parse().unwrap();
+                Move {
+                    side,
+                    take,
+                    remaining: 0,
+                }
+            })
+            .collect();
+        assert_eq!(bot_moves.len(), 3, "{out}");
+        let mut now = piles.clone();
+        for m in bot_moves {
+            let best = best_move(&ValidRow::new(&now, usize::MAX).unwrap(), Variant::TwoEnds);
+            assert_eq!(
+                (m.side, m.take),
+                (best.side, best.take),
+                "n = {n} at {now:?}"
+            );
+            now = after(&now, best);
+            if now.is_empty() {
+                break;
+            }
+            now = after(&now, Move::to_remaining(Side::Left, now[0], now[0] - 1));
+        }
+    }
+}

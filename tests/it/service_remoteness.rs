@@ -641,12 +641,19 @@ async fn suggest_chooses_the_tempo_move() {
             }
         }
     }
-    // Longer rows: at most TEMPO_MAX_PILES piles without want_remoteness,
-    // any length with it; the chosen move leaves the best remoteness of
-    // the move ranges.
+    // Longer rows: at most TEMPO_MAX_PILES piles without want_remoteness
+    // (128, the old bound, and far above it), any length with it; the
+    // chosen move leaves the best remoteness of the move ranges.
     let mut rng = ChaCha8Rng::seed_from_u64(3);
-    for (n, want) in [(TEMPO_MAX_PILES, false), (TEMPO_MAX_PILES + 72, true)] {
-        for _ in 0..3 {
+    for (n, want) in [
+        (128, false),
+        (300, false),
+        (1_000, false),
+        (TEMPO_MAX_PILES, false),
+        (TEMPO_MAX_PILES + 72, true),
+    ] {
+        let rounds = if n > 1_000 { 2 } else { 3 };
+        for _ in 0..rounds {
             let row: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1_000)).collect();
             let r = client
                 .suggest_move(suggest_request(&row, Variant::TwoEnds, want))
@@ -670,6 +677,184 @@ async fn suggest_chooses_the_tempo_move() {
                 .flat_map(|x| [x.remoteness_at(x.left_min), x.remoteness_at(x.left_max)]);
             let optimal = if wins { optimal.min() } else { optimal.max() };
             assert_eq!(Some(left), optimal, "n = {n}");
+        }
+    }
+}
+
+/// The chosen move of a SuggestMove at strength 1 without
+/// `want_remoteness` on a row of `n` piles.
+async fn chosen(
+    client: &mut stonegame::service::pb::stone_game_client::StoneGameClient<
+        tonic::transport::Channel,
+    >,
+    row: &[u64],
+) -> Move {
+    let r = client
+        .suggest_move(suggest_request(row, Variant::TwoEnds, false))
+        .await
+        .unwrap()
+        .into_inner();
+    Move::try_from(r.chosen.as_ref().unwrap()).unwrap()
+}
+
+/// Above TEMPO_MAX_PILES the chosen move is the O(1) one (the first
+/// winning move, or one stone from the larger end); at most, the tempo
+/// move even when the server's whole cell budget is smaller than its
+/// remoteness (charged all of it: the move does not depend on the
+/// configuration).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suggest_tempo_bound_is_a_constant() {
+    let server = common::server(|_| {}).await;
+    let mut client = common::client(&server).await;
+    let mut rng = ChaCha8Rng::seed_from_u64(4097);
+    for _ in 0..2 {
+        let row: Vec<u64> = (0..=TEMPO_MAX_PILES)
+            .map(|_| rng.random_range(1..=1_000))
+            .collect();
+        let analysis = stonegame::core::analyze(&common::valid(&row), Variant::TwoEnds);
+        assert_eq!(chosen(&mut client, &row).await, analysis.best_move);
+    }
+    // A budget of 10^6 cells: the remoteness of 1,000 piles costs 1.5·10^9.
+    let tiny = common::server(|c| {
+        c.limits.max_cells_in_flight = NonZeroU64::new(1_000_000).unwrap();
+    })
+    .await;
+    let mut tiny_client = common::client(&tiny).await;
+    for n in [300, 1_000] {
+        let row: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1_000)).collect();
+        let best = best_move(&common::valid(&row), Variant::TwoEnds);
+        assert_eq!(chosen(&mut tiny_client, &row).await, best, "n = {n}");
+        assert_eq!(chosen(&mut client, &row).await, best, "n = {n}");
+    }
+}
+
+/// The perfect bot's moves (two-ends, strength 1) in games on `row` are
+/// the core's `best_move` of each position: the first `plies` moves of a
+/// bot-against-bot Play stream, then PlayStep calls where the bot moves
+/// first and replies to `turns` random moves of the client.
+async fn check_bot_tempo(
+    server: &stonegame::service::RunningServer,
+    client: &mut stonegame::service::pb::stone_game_client::StoneGameClient<
+        tonic::transport::Channel,
+    >,
+    row: &[u64],
+    analysis: bool,
+    plies: usize,
+    turns: usize,
+    rng: &mut ChaCha8Rng,
+) {
+    use pb::play_event::Event;
+    let variant = Variant::TwoEnds;
+    let what = format!("n = {}, analysis {analysis}", row.len());
+    let bot_played = |before: &pb::GameState, after: &pb::GameState| {
+        let last = after.last_move.as_ref().expect("a move");
+        let m = Move::try_from(last.r#move.as_ref().unwrap()).unwrap();
+        let now = live(row, before);
+        let best = best_move(&common::valid(&now), variant);
+        assert_eq!(m, best, "{what}: the bot at ply {}", before.ply);
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    tx.send(pb::PlayRequest {
+        action: Some(pb::play_request::Action::Start(start_game(
+            row,
+            variant,
+            pb::Seat::None,
+            analysis,
+        ))),
+    })
+    .await
+    .unwrap();
+    let mut events = client
+        .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let state = |e: Option<Event>| match e {
+        Some(Event::State(s)) => s,
+        other => panic!("{what}: a GameState, got {other:?}"),
+    };
+    let mut prev = state(events.message().await.unwrap().unwrap().event);
+    for _ in 0..plies {
+        let next = state(events.message().await.unwrap().unwrap().event);
+        bot_played(&prev, &next);
+        prev = next;
+    }
+    drop((tx, events));
+    // The game goes on until the server sees its client gone (its solves
+    // may hold the whole of a small budget): wait for its end.
+    common::eventually("the bot-against-bot game ends", || {
+        server.metrics.play_sessions() == 0
+    })
+    .await;
+    // PlayStep: the bot (first seat) moves, the client replies at random.
+    let first = step(
+        client,
+        pb::play_step_request::Step::Start(start_game(row, variant, pb::Seat::Second, analysis)),
+    )
+    .await;
+    let [Event::State(s0), Event::State(s1)] = &first[..] else {
+        panic!("{what}: the start and the bot's move, got {first:?}");
+    };
+    bot_played(s0, s1);
+    let mut at = s1.clone();
+    for _ in 0..turns {
+        // A random legal move (piles may be large: not listed).
+        let now = live(row, &at);
+        let (side, pile) = if now.len() > 1 && rng.random() {
+            (Side::Right, now[now.len() - 1])
+        } else {
+            (Side::Left, now[0])
+        };
+        let m = Move::to_remaining(side, pile, pile - rng.random_range(1..=pile));
+        let events = step(
+            client,
+            pb::play_step_request::Step::Turn(pb::Turn {
+                state_token: at.state_token.clone(),
+                piles: row.to_vec(),
+                action: Some(pb::turn::Action::Move(pb::SubmitMove {
+                    ply: at.ply,
+                    r#move: Some(pb::Move {
+                        side: pb::Side::from(m.side) as i32,
+                        take: m.take,
+                        ..Default::default()
+                    }),
+                })),
+                ..Default::default()
+            }),
+        )
+        .await;
+        let [Event::State(client_moved), Event::State(bot_moved)] = &events[..] else {
+            panic!("{what}: the client's move and the bot's, got {events:?}");
+        };
+        bot_played(client_moved, bot_moved);
+        at = bot_moved.clone();
+    }
+}
+
+/// Play and PlayStep give the perfect bot its tempo far above the old
+/// bound of 128 live piles: on random rows of 300 and 1,000 piles (piles
+/// small and large) the bot's moves are the core's `best_move`, with
+/// analysis (the analysis's solve when the position is within
+/// `analysis_remoteness_max_piles`, the bot's own above it) and without,
+/// also when the server's whole cell budget is smaller than the solve.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_bot_has_tempo_on_long_rows() {
+    let mut rng = ChaCha8Rng::seed_from_u64(300);
+    let servers = [
+        common::server(|_| {}).await,
+        common::server(|c| c.limits.analysis_remoteness_max_piles = 1_000).await,
+        common::server(|c| {
+            c.limits.max_cells_in_flight = NonZeroU64::new(1_000_000).unwrap();
+        })
+        .await,
+    ];
+    for server in &servers {
+        let mut client = common::client(server).await;
+        for (n, max) in [(300, 3), (300, 1_000_000_000), (1_000, 1_000_000_000)] {
+            let row: Vec<u64> = (0..n).map(|_| rng.random_range(1..=max)).collect();
+            for analysis in [false, true] {
+                check_bot_tempo(server, &mut client, &row, analysis, 4, 2, &mut rng).await;
+            }
         }
     }
 }
