@@ -863,19 +863,20 @@ async fn play_bot_has_tempo_on_long_rows() {
 /// docs/configuration.md): one exact solve of the live row, timed in the
 /// core, then the time per GameState of a bot-against-bot Play game with
 /// analysis and without (the first 200 plies of a row of random piles up to
-/// 10^9), at 64, 128 and 256 piles. Prints a table; asserts nothing about
-/// time.
+/// 10^9), at 64, 128, 256, 1,000 and 4,096 piles (the bot solves each
+/// position for its tempo either way: with analysis it reads the
+/// analysis's solve). Prints a table; asserts nothing about time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "figures, run by hand"]
 async fn play_analysis_figures() {
     use pb::play_event::Event;
     use std::time::Instant;
-    let server = common::server(|c| c.limits.analysis_remoteness_max_piles = 256).await;
+    let server = common::server(|c| c.limits.analysis_remoteness_max_piles = 4_096).await;
     let mut client = common::client(&server).await;
     let mut rng = ChaCha8Rng::seed_from_u64(2009);
     println!("| live piles | one solve (median of 9) | per state, analysis | per state, none |");
     println!("|---|---|---|---|");
-    for n in [64usize, 128, 256] {
+    for n in [64usize, 128, 256, 1_000, 4_096] {
         let row: Vec<u64> = (0..n)
             .map(|_| rng.random_range(1..=1_000_000_000))
             .collect();
