@@ -793,6 +793,48 @@ mod tests {
         (0..n).map(|_| rng.random_range(1..=max)).collect()
     }
 
+    /// A random two-ends row of `n` piles, won for the mover if `won`,
+    /// whose tempo move is not the O(1) move (the analysis's): about one
+    /// random row in 10 to 30 of these kinds.
+    fn tempo_row(rng: &mut ChaCha8Rng, n: usize, won: bool) -> Vec<u64> {
+        loop {
+            let piles: Vec<u64> = match rng.random_range(0..3) {
+                0 => random_row(rng, n, 3),
+                1 => (0..n).map(|_| rng.random_range(2..=9)).collect(),
+                _ => {
+                    let base = rng.random_range(1..1_000_000_000u64);
+                    (0..n).map(|_| base + rng.random_range(0..4)).collect()
+                }
+            };
+            let game = start(&piles, Variant::TwoEnds);
+            let row = ValidRow::new(&piles, usize::MAX).unwrap();
+            if game.mover_wins() == won
+                && best_move(&row, Variant::TwoEnds) != game.analysis().unwrap().best_move
+            {
+                return piles;
+            }
+        }
+    }
+
+    /// On rows of 300 and 1,000 piles whose tempo move is not the O(1)
+    /// one, won and lost, the perfect bot plays the tempo move (it did
+    /// not with the old bound of 128).
+    #[test]
+    fn the_perfect_bot_plays_the_tempo_move_where_it_differs() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1_000);
+        for n in [300, 1_000] {
+            for won in [true, false] {
+                let piles = tempo_row(&mut rng, n, won);
+                let game = start(&piles, Variant::TwoEnds);
+                let row = ValidRow::new(&piles, usize::MAX).unwrap();
+                let best = best_move(&row, Variant::TwoEnds);
+                assert_ne!(Some(best), game.analysis().map(|a| a.best_move));
+                assert!(game.bot_needs_tempo(&Bot::perfect()));
+                assert_eq!(game.bot_move(&Bot::perfect()), Some(best), "n = {n}");
+            }
+        }
+    }
+
     /// On random rows of 300 and 1,000 piles (far above the old bound of
     /// 128), the perfect bot's move is the exact remoteness's best move at
     /// every ply of a few, with the ranges given or solved here, and it

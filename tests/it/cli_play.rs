@@ -152,18 +152,26 @@ fn long_rows_are_cut_and_bad_rows_refused() {
 }
 
 /// The bot has its tempo far above the old bound of 128 piles: on random
-/// rows of 300 and 1,000 piles, from the second seat (the bot moves first)
+/// rows of 300 and 1,000 piles whose first tempo move is not the O(1)
+/// move (won, lost), from the second seat (the bot moves first)
 /// and after a reply of the human's, each bot move is the core's
 /// `best_move` (the exact remoteness's fastest win or longest resistance).
 #[test]
 fn the_bot_plays_the_tempo_move_on_long_rows() {
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
     use stonegame::core::exhaustive::after;
     use stonegame::core::remoteness::best_move;
     use stonegame::core::{Move, Side, ValidRow, Variant};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1_000);
-    for n in [300, 1_000] {
-        let piles: Vec<u64> = (0..n).map(|_| rng.random_range(2..=9)).collect();
+    for (n, won) in [(300, true), (1_000, false)] {
+        // Its first tempo move is not the O(1) move; piles of at least 2
+        // (the human's `L 1` never ends the game).
+        let piles: Vec<u64> = loop {
+            let row = crate::common::tempo_row(&mut rng, n, won);
+            if row.iter().all(|&a| a >= 2) {
+                break row;
+            }
+        };
         let args: Vec<String> = ["--second".to_string()]
             .into_iter()
             .chain(piles.iter().map(u64::to_string))

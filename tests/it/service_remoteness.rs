@@ -698,10 +698,10 @@ async fn chosen(
 }
 
 /// Above TEMPO_MAX_PILES the chosen move is the O(1) one (the first
-/// winning move, or one stone from the larger end); at most, the tempo
-/// move even when the server's whole cell budget is smaller than its
-/// remoteness (charged all of it: the move does not depend on the
-/// configuration).
+/// winning move, or one stone from the larger end); on rows of 300 and
+/// 1,000 piles whose tempo move differs from it, the tempo move, also when
+/// the server's whole cell budget is smaller than its remoteness (charged
+/// all of it: the move does not depend on the configuration).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn suggest_tempo_bound_is_a_constant() {
     let server = common::server(|_| {}).await;
@@ -720,11 +720,14 @@ async fn suggest_tempo_bound_is_a_constant() {
     })
     .await;
     let mut tiny_client = common::client(&tiny).await;
+    // Rows whose tempo move is not the O(1) move, won and lost.
     for n in [300, 1_000] {
-        let row: Vec<u64> = (0..n).map(|_| rng.random_range(1..=1_000)).collect();
-        let best = best_move(&common::valid(&row), Variant::TwoEnds);
-        assert_eq!(chosen(&mut tiny_client, &row).await, best, "n = {n}");
-        assert_eq!(chosen(&mut client, &row).await, best, "n = {n}");
+        for won in [true, false] {
+            let row = common::tempo_row(&mut rng, n, won);
+            let best = best_move(&common::valid(&row), Variant::TwoEnds);
+            assert_eq!(chosen(&mut tiny_client, &row).await, best, "n = {n}");
+            assert_eq!(chosen(&mut client, &row).await, best, "n = {n}");
+        }
     }
 }
 
@@ -832,8 +835,9 @@ async fn check_bot_tempo(
 }
 
 /// Play and PlayStep give the perfect bot its tempo far above the old
-/// bound of 128 live piles: on random rows of 300 and 1,000 piles (piles
-/// small and large) the bot's moves are the core's `best_move`, with
+/// bound of 128 live piles: on random rows of 300 and 1,000 piles (whose
+/// first tempo move is not the O(1) move, won and lost, and of piles up to
+/// 10^9) the bot's moves are the core's `best_move`, with
 /// analysis (the analysis's solve when the position is within
 /// `analysis_remoteness_max_piles`, the bot's own above it) and without,
 /// also when the server's whole cell budget is smaller than the solve.
@@ -848,12 +852,23 @@ async fn play_bot_has_tempo_on_long_rows() {
         })
         .await,
     ];
+    // Rows whose tempo move at the start is not the O(1) move (won and
+    // lost), and rows of random piles up to 10^9.
+    let mut rows = Vec::new();
+    for n in [300, 1_000] {
+        rows.push(common::tempo_row(&mut rng, n, true));
+        rows.push(common::tempo_row(&mut rng, n, false));
+        rows.push(
+            (0..n)
+                .map(|_| rng.random_range(1..=1_000_000_000))
+                .collect(),
+        );
+    }
     for server in &servers {
         let mut client = common::client(server).await;
-        for (n, max) in [(300, 3), (300, 1_000_000_000), (1_000, 1_000_000_000)] {
-            let row: Vec<u64> = (0..n).map(|_| rng.random_range(1..=max)).collect();
+        for row in &rows {
             for analysis in [false, true] {
-                check_bot_tempo(server, &mut client, &row, analysis, 4, 2, &mut rng).await;
+                check_bot_tempo(server, &mut client, row, analysis, 4, 2, &mut rng).await;
             }
         }
     }

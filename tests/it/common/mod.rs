@@ -262,3 +262,31 @@ pub fn proc_status_kb(pid: u32, name: &str) -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .unwrap_or_else(|| panic!("{name} in /proc/PID/status"))
 }
+
+/// A random two-ends row of `n` piles (piles of 1–3, of 2–9, or a base
+/// below 10^9 plus 0–3), won for the player to move if `won`, on which
+/// the bot's tempo move (`core::remoteness::best_move`) is not its O(1)
+/// move (`core::analyze`'s: the first winning move, or one stone from the
+/// larger end): a bot without tempo fails on it at once. About one such
+/// row in 10 to 30.
+pub fn tempo_row(rng: &mut rand_chacha::ChaCha8Rng, n: usize, won: bool) -> Vec<u64> {
+    use rand::Rng;
+    use stonegame::core::Variant;
+    loop {
+        let row: Vec<u64> = match rng.random_range(0..3) {
+            0 => (0..n).map(|_| rng.random_range(1..=3)).collect(),
+            1 => (0..n).map(|_| rng.random_range(2..=9)).collect(),
+            _ => {
+                let base = rng.random_range(1..1_000_000_000u64);
+                (0..n).map(|_| base + rng.random_range(0..4)).collect()
+            }
+        };
+        let r = valid(&row);
+        let a = stonegame::core::analyze(&r, Variant::TwoEnds);
+        if a.first_player_wins == won
+            && stonegame::core::remoteness::best_move(&r, Variant::TwoEnds) != a.best_move
+        {
+            return row;
+        }
+    }
+}
