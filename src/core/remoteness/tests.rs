@@ -463,3 +463,50 @@ fn every_pass_and_the_parallel_layers_agree() {
         }
     }
 }
+
+/// The closed form against the exact DP on every row of 7 piles of 1–4
+/// stones and 8 piles of 1–3 (rows the game-tree test does not reach), the
+/// row's remoteness and the tripwire.
+#[test]
+fn the_closed_form_equals_the_exact_dp_on_every_row_of_seven_and_eight_piles() {
+    let isa = crate::core::kernel::Isa::detect();
+    for (n, max) in [(7, 4), (8, 3)] {
+        for row in all_rows(n, max).into_iter().filter(|r| r.len() == n) {
+            let exact = dp::row_functions(&row, &Never).unwrap();
+            let t = closed::top::<i32, _>(&row, isa, false, &Never)
+                .unwrap()
+                .unwrap_or_else(|| panic!("tripped on {row:?}"));
+            assert_eq!(
+                i128::from(t.remoteness(row[0], row[n - 1])),
+                exact.left.eval(i128::from(row[0])),
+                "{row:?}"
+            );
+        }
+    }
+}
+
+/// The closed form against the exact DP on long random rows (100–1,000
+/// piles; about 20 s): run by hand, its figures in docs/game.md §5.
+#[test]
+#[ignore = "about 20 s; run by hand"]
+fn the_closed_form_equals_the_exact_dp_on_long_rows() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1000);
+    let isa = crate::core::kernel::Isa::detect();
+    for case in 0..60 {
+        let n = rng.random_range(100..=1000);
+        let row = match case % 3 {
+            0 => random_row(&mut rng, n, 5),
+            1 => random_row(&mut rng, n, 1_000_000_000),
+            _ => (0..n).map(|_| MAX_PILE - rng.random_range(0..=3)).collect(),
+        };
+        let exact = dp::row_functions(&row, &Never).unwrap();
+        let t = closed::top::<i128, _>(&row, isa, true, &Never)
+            .unwrap()
+            .unwrap_or_else(|| panic!("tripped on {row:?}"));
+        assert_eq!(
+            t.remoteness(row[0], row[n - 1]),
+            exact.left.eval(i128::from(row[0])),
+            "{row:?}"
+        );
+    }
+}
