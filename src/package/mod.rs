@@ -54,8 +54,8 @@ pub const INTERACTIVE_MAX_N: u64 = 3000;
 /// a_i ≤ 20 (a game lasts up to as many plies as its row has stones).
 pub const TEMPO_DEFAULTS: (u64, u64, u64) = (10, 20, 20);
 
-/// The largest `max_n` with `--tempo`: the interactor solves the remoteness
-/// of each interior a game reaches, O(n^3) a game.
+/// The largest `max_n` with `--tempo`: the interactor keeps the remoteness
+/// functions of every segment of a game's row, O(n^2) of them.
 pub const TEMPO_MAX_N: u64 = 100;
 
 /// The largest `max_n × max_a` with `--tempo`: a game lasts up to as many
@@ -432,7 +432,7 @@ impl PackageSpec {
                 return Err(PackageError::MaxNTooLarge {
                     max_n: self.max_n,
                     limit: TEMPO_MAX_N,
-                    why: " (with --tempo: the interactor's remoteness takes O(n^3) a game)",
+                    why: " (with --tempo: the interactor keeps the remoteness of every segment)",
                 });
             }
             if self.max_n.saturating_mul(self.max_a) > TEMPO_MAX_STONES {
@@ -1208,10 +1208,13 @@ impl PackageSpec {
         for (name, rows) in self.inline_secret_files() {
             let _ = writeln!(
                 y,
-                "      '{name}':\n        in: {}\n        ans: {}",
-                yaml_string(&oj_text(&rows)),
-                yaml_string(&self.answers_of(&rows)),
+                "      '{name}':\n        in: {}",
+                yaml_string(&oj_text(&rows))
             );
+            // (Interactive: the .ans is empty, as for the gen.cpp lines.)
+            if !self.interactive {
+                let _ = writeln!(y, "        ans: {}", yaml_string(&self.answers_of(&rows)));
+            }
         }
         let _ = writeln!(y, "  invalid_input:\n    data:");
         for (i, (name, bytes)) in self.invalid_inputs().iter().enumerate() {
@@ -1460,7 +1463,12 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
         let in_path = secret_dir.join(format!("{name}.in"));
         let ans_path = secret_dir.join(format!("{name}.ans"));
         fs::write(&in_path, oj_text(rows)).map_err(io_at(&in_path))?;
-        fs::write(&ans_path, spec.answers_of(rows)).map_err(io_at(&ans_path))?;
+        let answers = if spec.interactive {
+            String::new()
+        } else {
+            spec.answers_of(rows)
+        };
+        fs::write(&ans_path, answers).map_err(io_at(&ans_path))?;
         files += 2;
     }
     Ok(PackageSummary {

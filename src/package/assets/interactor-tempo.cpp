@@ -26,10 +26,10 @@
 // win shows. The remoteness of every child of the live position (x, I, y)
 // comes from the DP of submissions/accepted/solution.cpp of the remoteness
 // package (`stonegame package --task remoteness`; copied verbatim below):
-// P(x) = rem(x, I) and Q(y) = rem(I, y) from the layers of the segments up
-// to the live row, the curve C of I, then rem(x', I, y) and rem(x, I, y')
-// for every x', y'. The curve is kept while the interior stays, so a game
-// costs O(n^3 k) for the interiors and O(k) a ply (k pieces a function).
+// P(x) = rem(x, I) and Q(y) = rem(I, y) of every segment, kept for the
+// game (O(n^2 k) time and memory, k pieces a function), the curve C of I,
+// then rem(x', I, y) and rem(x, I, y') for every x', y'. The curve is kept
+// while the interior stays, so a ply costs O(k).
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -438,22 +438,25 @@ struct Game {
   }
 };
 
-// The layers of remoteness() in the remoteness package's solution.cpp,
-// stopped after the segments of s_max piles: then P[i] = rem(x, a[i+1 ..
-// i+s_max-1]) and Q[i] = rem(a[i .. i+s_max-2], y).
-static void layers(const std::vector<u64>& piles, int s_max, std::vector<Pl>& P,
-                   std::vector<Pl>& Q) {
+// The layers of remoteness() in the remoteness package's solution.cpp, all
+// of them kept (s = 1 .. n - 1): P[s][i] = rem(x, a[i+1 .. i+s-1]) and
+// Q[s][i] = rem(a[i .. i+s-2], y), the functions of the segment of s piles
+// from i. O(n^2 k) time and memory.
+static void layers(const std::vector<u64>& piles, std::vector<std::vector<Pl>>& P,
+                   std::vector<std::vector<Pl>>& Q) {
   int n = (int)piles.size();
   Pl unit;
   unit.push(0, 0, 0);
   unit.push(1, 1, 0);
-  P.assign(n, unit);
-  Q.assign(n, unit);
-  std::vector<Pl> NP(n), NQ(n);
+  P.assign(n, std::vector<Pl>());
+  Q.assign(n, std::vector<Pl>());
+  if (n < 2) return;
+  P[1].assign(n, unit);
+  Q[1].assign(n, unit);
   // left/right tables of the interiors of the current segments.
   std::vector<u64> tl(piles), tr(piles);
   int k = 1;
-  for (int s = 2; s <= s_max; s++) {
+  for (int s = 2; s < n; s++) {
     if (s >= 4) {
       for (int i = 0; i < n - k; i++) {
         u64 l = lose_beside(tl[i], tr[i], piles[i + k]);
@@ -463,6 +466,8 @@ static void layers(const std::vector<u64>& piles, int s_max, std::vector<Pl>& P,
       }
       k++;
     }
+    P[s].resize(n - s + 1);
+    Q[s].resize(n - s + 1);
     for (int i = 0; i + s <= n; i++) {
       int j = i + s - 1;
       i128 l = 0, r = 0;
@@ -472,14 +477,12 @@ static void layers(const std::vector<u64>& piles, int s_max, std::vector<Pl>& P,
       } else {
         l = tl[i + 1];
         r = tr[i + 1];
-        curve_remoteness(P[i], Q[i + 1], l, r);
+        curve_remoteness(P[s - 1][i], Q[s - 1][i + 1], l, r);
       }
-      i128 p0 = Q[i + 1].eval(piles[j]), q0 = P[i].eval(piles[i]);
-      left_free(l, r, piles[j], p0, NP[i]);
-      right_free(l, r, piles[i], q0, NQ[i]);
+      i128 p0 = Q[s - 1][i + 1].eval(piles[j]), q0 = P[s - 1][i].eval(piles[i]);
+      left_free(l, r, piles[j], p0, P[s][i]);
+      right_free(l, r, piles[i], q0, Q[s][i]);
     }
-    std::swap(P, NP);
-    std::swap(Q, NQ);
   }
 }
 
@@ -498,6 +501,13 @@ struct Tempo {
   i128 l = 0, r = 0;       // the tables of that interior I
   Pl P, Q;                 // rem(x, I) and rem(I, y)
   Pl PL, QR;               // rem(x', I, y) and rem(x, I, y') of the live position
+  std::vector<std::vector<Pl>> LP, LQ;  // the layers of the game's row
+
+  // A new game: the layers of its row.
+  void start(const Game& g) {
+    ilo = ihi = -1;
+    layers(g.a, LP, LQ);
+  }
 
   // P, Q and the curve C of the interior of g's live row, when it changed.
   void interior(const Game& g) {
@@ -515,11 +525,8 @@ struct Tempo {
       C.push(0, 0, 2);
       return;
     }
-    std::vector<u64> sub(g.a.begin() + ilo, g.a.begin() + ihi + 1);
-    std::vector<Pl> LP, LQ;
-    layers(sub, m - 1, LP, LQ);
-    P = LP[0];
-    Q = LQ[1];
+    P = LP[m - 1][ilo];
+    Q = LQ[m - 1][ilo + 1];
     l = g.left[(size_t)(ilo + 1) * g.n + ihi - 1];
     r = g.right[(size_t)(ilo + 1) * g.n + ihi - 1];
     curve_remoteness(P, Q, l, r);
@@ -629,7 +636,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; i++) std::cout << (i ? " " : "") << piles[i];
     std::cout << std::endl;
     g.init(piles);
-    tempo.ilo = tempo.ihi = -1;
+    tempo.start(g);
     i128 remoteness = tempo.solve(g);  // the most plies a win may take
     char side;
     u64 k;

@@ -4,8 +4,8 @@
 // every game lasts exactly the remoteness of its row against the judge's
 // longest resistance. The remoteness of every child of the live position
 // comes from the DP of the remoteness package's accepted solution (`stonegame
-// package --task remoteness`), as in the interactor: O(n^3 k) a game for the
-// interiors, O(k) a move.
+// package --task remoteness`), as in the interactor: the functions of every
+// segment in O(n^2 k) a game, then O(k) a move.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -381,22 +381,25 @@ struct Game {
 
 };
 
-// The layers of remoteness() in the remoteness package's solution.cpp,
-// stopped after the segments of s_max piles: then P[i] = rem(x, a[i+1 ..
-// i+s_max-1]) and Q[i] = rem(a[i .. i+s_max-2], y).
-static void layers(const std::vector<u64>& piles, int s_max, std::vector<Pl>& P,
-                   std::vector<Pl>& Q) {
+// The layers of remoteness() in the remoteness package's solution.cpp, all
+// of them kept (s = 1 .. n - 1): P[s][i] = rem(x, a[i+1 .. i+s-1]) and
+// Q[s][i] = rem(a[i .. i+s-2], y), the functions of the segment of s piles
+// from i. O(n^2 k) time and memory.
+static void layers(const std::vector<u64>& piles, std::vector<std::vector<Pl>>& P,
+                   std::vector<std::vector<Pl>>& Q) {
   int n = (int)piles.size();
   Pl unit;
   unit.push(0, 0, 0);
   unit.push(1, 1, 0);
-  P.assign(n, unit);
-  Q.assign(n, unit);
-  std::vector<Pl> NP(n), NQ(n);
+  P.assign(n, std::vector<Pl>());
+  Q.assign(n, std::vector<Pl>());
+  if (n < 2) return;
+  P[1].assign(n, unit);
+  Q[1].assign(n, unit);
   // left/right tables of the interiors of the current segments.
   std::vector<u64> tl(piles), tr(piles);
   int k = 1;
-  for (int s = 2; s <= s_max; s++) {
+  for (int s = 2; s < n; s++) {
     if (s >= 4) {
       for (int i = 0; i < n - k; i++) {
         u64 l = lose_beside(tl[i], tr[i], piles[i + k]);
@@ -406,6 +409,8 @@ static void layers(const std::vector<u64>& piles, int s_max, std::vector<Pl>& P,
       }
       k++;
     }
+    P[s].resize(n - s + 1);
+    Q[s].resize(n - s + 1);
     for (int i = 0; i + s <= n; i++) {
       int j = i + s - 1;
       i128 l = 0, r = 0;
@@ -415,14 +420,12 @@ static void layers(const std::vector<u64>& piles, int s_max, std::vector<Pl>& P,
       } else {
         l = tl[i + 1];
         r = tr[i + 1];
-        curve_remoteness(P[i], Q[i + 1], l, r);
+        curve_remoteness(P[s - 1][i], Q[s - 1][i + 1], l, r);
       }
-      i128 p0 = Q[i + 1].eval(piles[j]), q0 = P[i].eval(piles[i]);
-      left_free(l, r, piles[j], p0, NP[i]);
-      right_free(l, r, piles[i], q0, NQ[i]);
+      i128 p0 = Q[s - 1][i + 1].eval(piles[j]), q0 = P[s - 1][i].eval(piles[i]);
+      left_free(l, r, piles[j], p0, P[s][i]);
+      right_free(l, r, piles[i], q0, Q[s][i]);
     }
-    std::swap(P, NP);
-    std::swap(Q, NQ);
   }
 }
 
@@ -432,6 +435,13 @@ struct Tempo {
   i128 l = 0, r = 0;       // the tables of that interior I
   Pl P, Q;                 // rem(x, I) and rem(I, y)
   Pl PL, QR;               // rem(x', I, y) and rem(x, I, y') of the live position
+  std::vector<std::vector<Pl>> LP, LQ;  // the layers of the game's row
+
+  // A new game: the layers of its row.
+  void start(const Game& g) {
+    ilo = ihi = -1;
+    layers(g.a, LP, LQ);
+  }
 
   // P, Q and the curve C of the interior of g's live row, when it changed.
   void interior(const Game& g) {
@@ -449,11 +459,8 @@ struct Tempo {
       C.push(0, 0, 2);
       return;
     }
-    std::vector<u64> sub(g.a.begin() + ilo, g.a.begin() + ihi + 1);
-    std::vector<Pl> LP, LQ;
-    layers(sub, m - 1, LP, LQ);
-    P = LP[0];
-    Q = LQ[1];
+    P = LP[m - 1][ilo];
+    Q = LQ[m - 1][ilo + 1];
     l = g.left[(size_t)(ilo + 1) * g.n + ihi - 1];
     r = g.right[(size_t)(ilo + 1) * g.n + ihi - 1];
     curve_remoteness(P, Q, l, r);
@@ -520,7 +527,7 @@ int main() {
     std::vector<u64> piles(n);
     for (auto& v : piles) std::cin >> v;
     g.init(piles);
-    tempo.ilo = tempo.ihi = -1;
+    tempo.start(g);
     char side;
     u64 k;
     bool first_wins = g.winning_move(side, k);
