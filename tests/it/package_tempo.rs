@@ -1,0 +1,331 @@
+//! `stonegame package --interactive --tempo`: BAPCtools runs the written
+//! package (every submission its verdict: the tempo player accepted, the
+//! first-winning-move player `perfect.cpp` a wrong answer; `bt generate`
+//! rewrites the `.interaction` sample byte for byte), and the package's C++
+//! is held to the Rust core's exact remoteness: the interactor's moves are
+//! `remoteness::best_move` and its games last the remoteness, `tempo.cpp`'s
+//! moves are `best_move` too, and the interactor rejects the first winning
+//! move exactly when its game is longer than the remoteness, with the
+//! plies of both in its message. Without `--tempo` nothing changes (the
+//! other package tests); the flag's refusals are checked here.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use stonegame::core::remoteness::{best_move, remoteness};
+use stonegame::core::{MAX_PILES, Move, Side, ValidRow, Variant, winning_moves};
+
+use super::package_bapctools::{bapctools_accepts, play_cpp, programs, stonegame, text};
+
+#[test]
+fn bapctools_accepts_the_tempo_package() {
+    let args = [
+        "--interactive",
+        "--tempo",
+        "--cases",
+        "6",
+        "--max-n",
+        "12",
+        "--max-a",
+        "20",
+        "--seed",
+        "3",
+        "--time-limit",
+        "1",
+    ];
+    bapctools_accepts("stonegameinteractivetempo", &args, false);
+}
+
+/// Every row of 1 to 4 piles of 1 to 4 stones, then random rows of up to
+/// 12 piles of up to 20 stones.
+fn rows() -> Vec<Vec<u64>> {
+    let mut rows = Vec::new();
+    for n in 1..=4u32 {
+        for code in 0..4u64.pow(n) {
+            let mut c = code;
+            let row = (0..n)
+                .map(|_| {
+                    let a = c % 4 + 1;
+                    c /= 4;
+                    a
+                })
+                .collect();
+            rows.push(row);
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(2009);
+    for _ in 0..60 {
+        let n = rng.random_range(1..=12);
+        let a = rng.random_range(1..=20);
+        rows.push((0..n).map(|_| rng.random_range(1..=a)).collect());
+    }
+    rows
+}
+
+fn oj(rows: &[Vec<u64>]) -> String {
+    let mut s = format!("{}\n", rows.len());
+    for r in rows {
+        let piles: Vec<String> = r.iter().map(u64::to_string).collect();
+        s.push_str(&format!("{}\n{}\n", r.len(), piles.join(" ")));
+    }
+    s
+}
+
+fn valid(live: &[u64]) -> ValidRow<'_> {
+    ValidRow::new(live, MAX_PILES).unwrap()
+}
+
+/// A move as the protocol writes it.
+fn line_of(live: &[u64], m: &Move) -> String {
+    let side = if live.len() == 1 || m.side == Side::Left {
+        'L'
+    } else {
+        'R'
+    };
+    format!("{side} {}", m.take)
+}
+
+/// Plays the protocol line `line` on `live`.
+fn apply(live: &mut Vec<u64>, line: &str) {
+    let (side, k) = line.split_once(' ').unwrap();
+    let k: u64 = k.parse().unwrap();
+    let at = if side == "L" { 0 } else { live.len() - 1 };
+    live[at] -= k;
+    if live[at] == 0 {
+        live.remove(at);
+    }
+}
+
+/// The perfect player with tempo: the core's best move.
+fn tempo_move(live: &[u64]) -> String {
+    line_of(live, &best_move(&valid(live), Variant::TwoEnds))
+}
+
+struct Pipe {
+    child: Child,
+    to: ChildStdin,
+    from: BufReader<ChildStdout>,
+}
+
+impl Pipe {
+    fn start(cmd: &mut Command) -> Pipe {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let to = child.stdin.take().unwrap();
+        let from = BufReader::new(child.stdout.take().unwrap());
+        Pipe { child, to, from }
+    }
+
+    fn say(&mut self, line: &str) {
+        writeln!(self.to, "{line}").unwrap();
+        self.to.flush().unwrap();
+    }
+
+    fn hear(&mut self) -> String {
+        let mut line = String::new();
+        self.from.read_line(&mut line).unwrap();
+        line.trim_end().to_string()
+    }
+}
+
+#[test]
+fn cpp_tempo_programs_agree_with_the_rust_core() {
+    let p = programs(
+        &["--interactive", "--tempo", "--max-n", "12"],
+        &[
+            "output_validator/interactor.cpp",
+            "submissions/accepted/tempo.cpp",
+            "submissions/wrong_answer/perfect.cpp",
+        ],
+    );
+    let feedback = p.bin.join("feedback");
+    fs::create_dir(&feedback).unwrap();
+    let rows = rows();
+    let input = p.bin.join("all.in");
+    fs::write(&input, oj(&rows)).unwrap();
+    let message = || fs::read_to_string(feedback.join("judgemessage.txt")).unwrap();
+
+    // The interactor, against the core's tempo player: it writes the
+    // core's best move every time, and every game lasts its remoteness.
+    let mut judge = Pipe::start(
+        Command::new(p.bin.join("interactor"))
+            .arg(&input)
+            .arg("/dev/null")
+            .arg(&feedback),
+    );
+    assert_eq!(judge.hear(), rows.len().to_string());
+    let mut total = 0u128;
+    for row in &rows {
+        assert_eq!(judge.hear(), row.len().to_string());
+        judge.hear();
+        let first = !winning_moves(&valid(row), Variant::TwoEnds).is_empty();
+        judge.say(if first { "FIRST" } else { "SECOND" });
+        let (mut live, mut mine) = (row.clone(), first);
+        let mut plies = 0u128;
+        while !live.is_empty() {
+            let expected = tempo_move(&live);
+            let line = if mine {
+                judge.say(&expected);
+                expected
+            } else {
+                let heard = judge.hear();
+                assert_eq!(
+                    heard, expected,
+                    "the judge's move in {live:?} (row {row:?})"
+                );
+                heard
+            };
+            apply(&mut live, &line);
+            mine = !mine;
+            plies += 1;
+        }
+        assert_eq!(plies, remoteness(&valid(row), Variant::TwoEnds), "{row:?}");
+        total += plies;
+    }
+    drop(judge.to);
+    assert_eq!(
+        judge.child.wait().unwrap().code(),
+        Some(42),
+        "{}",
+        message()
+    );
+    assert!(
+        message().contains(&format!("{total} plies, each game within its remoteness")),
+        "{}",
+        message()
+    );
+
+    // tempo.cpp, against the core's tempo judge: the winning seat and the
+    // core's best move every time.
+    let mut player = Pipe::start(&mut Command::new(p.bin.join("tempo")));
+    player.say(&rows.len().to_string());
+    for row in &rows {
+        player.say(&row.len().to_string());
+        let piles: Vec<String> = row.iter().map(u64::to_string).collect();
+        player.say(&piles.join(" "));
+        let first = !winning_moves(&valid(row), Variant::TwoEnds).is_empty();
+        assert_eq!(player.hear(), if first { "FIRST" } else { "SECOND" });
+        let (mut live, mut theirs) = (row.clone(), first);
+        while !live.is_empty() {
+            let expected = tempo_move(&live);
+            let line = if theirs {
+                let heard = player.hear();
+                assert_eq!(
+                    heard, expected,
+                    "tempo.cpp's move in {live:?} (row {row:?})"
+                );
+                heard
+            } else {
+                player.say(&expected);
+                expected
+            };
+            apply(&mut live, &line);
+            theirs = !theirs;
+        }
+    }
+    drop(player.to);
+    assert!(player.child.wait().unwrap().success());
+
+    // perfect.cpp (the first winning move, left first) against the
+    // interactor, one row at a time: rejected exactly when its game, against
+    // the longest resistance, outlasts the remoteness.
+    let (mut slow, mut fast) = (0, 0);
+    let one = p.bin.join("one.in");
+    let perfect = p.bin.join("perfect");
+    for row in &rows {
+        let (mut live, mut mine) = (
+            row.clone(),
+            !winning_moves(&valid(row), Variant::TwoEnds).is_empty(),
+        );
+        let mut plies = 0u128;
+        while !live.is_empty() {
+            let line = if mine {
+                let m = &winning_moves(&valid(&live), Variant::TwoEnds)[0];
+                line_of(&live, m)
+            } else {
+                tempo_move(&live)
+            };
+            apply(&mut live, &line);
+            mine = !mine;
+            plies += 1;
+        }
+        let rem = remoteness(&valid(row), Variant::TwoEnds);
+        fs::write(&one, oj(std::slice::from_ref(row))).unwrap();
+        let code = play_cpp(
+            &p.bin.join("interactor"),
+            &one,
+            &feedback,
+            &[perfect.to_str().unwrap()],
+        );
+        if plies > rem {
+            slow += 1;
+            assert_eq!(code, 43, "{row:?}: {}", message());
+            assert!(
+                message().contains(&format!(
+                    "won, but too slowly: took {plies} plies, perfect play takes {rem}"
+                )),
+                "{row:?}: {}",
+                message()
+            );
+        } else {
+            fast += 1;
+            assert_eq!(code, 42, "{row:?}: {}", message());
+        }
+    }
+    assert!(slow > 5 && fast > 100, "{slow} slow, {fast} fast");
+    eprintln!(
+        "{} rows: the C++ tempo interactor and tempo.cpp play the core's best moves; \
+         perfect.cpp too slow on {slow}",
+        rows.len()
+    );
+}
+
+#[test]
+fn tempo_refusals_name_the_flag() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    for (args, needle) in [
+        (&["--tempo"][..], "give --interactive too"),
+        (
+            &["--interactive", "--tempo", "--variant", "leftmost"],
+            "--variant leftmost is not supported",
+        ),
+        (
+            &["--tempo", "--task", "remoteness"],
+            "--task remoteness is not supported",
+        ),
+        (
+            &["--interactive", "--tempo", "--max-n", "101"],
+            "--max-n 101 is larger than 100",
+        ),
+        (
+            &[
+                "--interactive",
+                "--tempo",
+                "--max-n",
+                "100",
+                "--max-a",
+                "101",
+            ],
+            "--max-n 100 times --max-a 101 is larger than 10000",
+        ),
+    ] {
+        let out = stonegame()
+            .arg("package")
+            .args(args)
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(text(&out).contains(needle), "{args:?}: {}", text(&out));
+        assert!(!Path::new(&dir).exists());
+    }
+}
