@@ -307,14 +307,23 @@ fn the_statement_reads_task_input_output_examples() {
         assert!(!tex.contains("\\section*{Interaction}"), "{tex}");
         assert!(balanced(&tex), "{name}: unbalanced braces or $");
         // Limits as powers, never a long run of digits.
+        let tempo = flags.contains(&"--tempo");
         let a = if remoteness {
             "$1 \\le a_i \\le 2^{63}-1$"
+        } else if tempo {
+            "$1 \\le a_i \\le 20$"
         } else {
             "$1 \\le a_i \\le 10^9$"
         };
         assert!(tex.contains(a), "{name}: no `{a}` in\n{tex}");
         assert!(tex.contains("$1 \\le T \\le 10$"), "{tex}");
-        let n = if remoteness { "100" } else { "1000" };
+        let n = if remoteness {
+            "100"
+        } else if tempo {
+            "20"
+        } else {
+            "1000"
+        };
         assert!(tex.contains(&format!("$1 \\le n \\le {n}$")), "{tex}");
         assert!(!tex.contains("1000000000") && !tex.contains("9223372036854775807"));
     }

@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use stonegame::core::remoteness::{best_move, remoteness};
 use stonegame::core::{MAX_PILES, Move, Side, ValidRow, Variant, winning_moves};
 
-use super::package_bapctools::{bapctools_accepts, play_cpp, programs, stonegame, text};
+use super::package_bapctools::{bapctools_accepts, package, play_cpp, programs, stonegame, text};
 
 #[test]
 fn bapctools_accepts_the_tempo_package() {
@@ -328,4 +328,61 @@ fn tempo_refusals_name_the_flag() {
         assert!(text(&out).contains(needle), "{args:?}: {}", text(&out));
         assert!(!Path::new(&dir).exists());
     }
+}
+
+#[test]
+fn the_statement_and_sample_ask_for_tempo() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("p");
+    package(&dir, &["--interactive", "--tempo"]);
+    let read = |rel: &str| fs::read_to_string(dir.join(rel)).unwrap();
+    let tex = read("statement/problem.en.tex");
+    for needle in [
+        "\\problemname{Beat the Judge Fast at Both Ends}",
+        "each in the fewest moves possible",
+        "A game counts only if you win it\nwithin the remoteness of its row.",
+        "makes a move\nthat wins as fast as possible, and otherwise a move that resists as long as\npossible",
+        "The row \\texttt{1 5 5} is won by the first player in 5 moves",
+        "$1 \\le a_i \\le 20$",
+    ] {
+        assert!(tex.contains(needle), "no `{needle}` in\n{tex}");
+    }
+    let yaml = read("problem.yaml");
+    assert!(
+        yaml.contains("(two-ends game, interactive, tempo)"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("stonegame package --interactive --tempo --variant two-ends --cases 10 --max-n 20 --max-a 20"),
+        "{yaml}"
+    );
+    assert!(
+        read("generators/generators.yaml").contains("solution: /submissions/accepted/tempo.cpp")
+    );
+    assert!(dir.join("submissions/wrong_answer/perfect.cpp").exists());
+    assert!(!dir.join("submissions/accepted/perfect.cpp").exists());
+    // The sample's transcript: every game lasts exactly its remoteness, and
+    // 1 5 5 starts with R 4.
+    let transcript = read("data/sample/001-sample.interaction");
+    let lines: Vec<&str> = transcript.lines().collect();
+    let sample = read("data/sample/001-sample.in");
+    let mut input = sample.lines().skip(1);
+    let mut at = 1;
+    while let (Some(_), Some(piles)) = (input.next(), input.next()) {
+        let row: Vec<u64> = piles.split(' ').map(|p| p.parse().unwrap()).collect();
+        assert_eq!(lines[at + 1], format!("<{piles}"));
+        at += 3; // n, piles, seat
+        let mut live = row.clone();
+        let mut plies = 0u128;
+        while !live.is_empty() {
+            apply(&mut live, &lines[at][1..]);
+            at += 1;
+            plies += 1;
+        }
+        assert_eq!(plies, remoteness(&valid(&row), Variant::TwoEnds), "{row:?}");
+        if row == [1, 5, 5] {
+            assert_eq!(lines[at - plies as usize], ">R 4");
+        }
+    }
+    assert_eq!(at, lines.len());
 }
