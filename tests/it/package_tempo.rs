@@ -386,3 +386,81 @@ fn the_statement_and_sample_ask_for_tempo() {
     }
     assert_eq!(at, lines.len());
 }
+
+/// The part of `text` from the line starting `from` to the line before the
+/// one starting `to`.
+fn between<'a>(text: &'a str, from: &str, to: &str) -> &'a str {
+    let start = text.find(from).unwrap_or_else(|| panic!("no `{from}`"));
+    let end = start
+        + text[start..]
+            .find(to)
+            .unwrap_or_else(|| panic!("no `{to}`"));
+    &text[start..end]
+}
+
+#[test]
+fn the_tempo_sources_copy_theirs_verbatim() {
+    // (Judge systems compile each file on its own, so the code is copied,
+    // and this test keeps the copies equal to their sources.)
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/package/assets");
+    let read = |rel: &str| fs::read_to_string(assets.join(rel)).unwrap();
+    let solution = read("remoteness/accepted/solution.cpp");
+    let interactor = read("interactor.cpp");
+    let perfect = read("interactive/accepted/perfect.cpp");
+    let tempo_judge = read("interactor-tempo.cpp");
+    let tempo = read("interactive-tempo/accepted/tempo.cpp");
+    // The remoteness DP: pieces, curve, running maximum, left_free and right_free.
+    let dp = between(
+        &solution,
+        "static const i128 END",
+        "// The pile beside a segment",
+    );
+    assert!(dp.contains("static void right_free("));
+    // The protocol: the game, reading and parsing lines.
+    let game = between(
+        &interactor,
+        "static u64 lose_beside(",
+        "// The program's next line",
+    );
+    let lines = between(&interactor, "// The program's next line", "int main(");
+    let player_game = between(&perfect, "static u64 lose_beside(", "int main(");
+    for (copy, name) in [
+        (&tempo_judge, "interactor-tempo.cpp"),
+        (&tempo, "tempo.cpp"),
+    ] {
+        assert!(copy.contains(dp), "{name}: not solution.cpp's DP");
+    }
+    assert!(
+        tempo_judge.contains(game),
+        "interactor-tempo.cpp: not interactor.cpp's Game"
+    );
+    assert!(
+        tempo_judge.contains(lines),
+        "interactor-tempo.cpp: not interactor.cpp's lines"
+    );
+    assert!(
+        tempo.contains(player_game),
+        "tempo.cpp: not perfect.cpp's Game"
+    );
+    // Both tempo programs choose moves by the same code.
+    let choice =
+        |text: &str| between(text, "// The layers of remoteness()", "int main(").to_string();
+    let judge_choice = choice(&tempo_judge).replace(
+        between(
+            &tempo_judge,
+            "static std::string str(",
+            "// The remoteness of a game",
+        ),
+        "",
+    );
+    let judge_choice = judge_choice
+        .split("// The program's next line")
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        judge_choice,
+        choice(&tempo),
+        "the tempo move differs between the two"
+    );
+}
