@@ -26,7 +26,8 @@
 //! (`assets/interactor-tempo.cpp`) plays perfect play with tempo by the
 //! remoteness DP of the remoteness task's accepted solution, its own
 //! submissions are in `assets/interactive-tempo/`, and the first-winning-move
-//! player `perfect.cpp` becomes a wrong answer (the `slow-wins` test file).
+//! player `perfect.cpp` becomes a wrong answer (the `slow-wins` test file)
+//! whenever the limits allow a row where it is too slow.
 //!
 //! The same [`PackageSpec`] always gives the same bytes (the `uuid` is
 //! derived from the parameters). The package is written to a temporary
@@ -61,6 +62,34 @@ pub const TEMPO_MAX_N: u64 = 100;
 /// The largest `max_n × max_a` with `--tempo`: a game lasts up to as many
 /// plies as its row has stones, one line each.
 pub const TEMPO_MAX_STONES: u64 = 10_000;
+
+/// Rows where the first winning move (left first, `perfect.cpp`'s) wins
+/// slower than the remoteness against the longest resistance: on (1 5 5)
+/// `L 1` wins in 11 plies, `R 4` in 5; the others found the same way among
+/// every row of up to 5 piles of up to 5, 4 and 3 stones. One fits exactly
+/// when n ≥ 3 and a_i ≥ 3 or n ≥ 4 and a_i ≥ 2 are allowed ((1 3 3),
+/// (2 1 2 2)); below that no row has a slow winning move (n ≤ 2: the
+/// winning move is unique; a_i = 1: every move is forced; n = 3, a_i ≤ 2:
+/// checked by tests/it/package_tempo.rs).
+pub const SLOW_WINS: [&[u64]; 12] = [
+    &[1, 5, 5],
+    &[2, 4, 4],
+    &[1, 3, 1, 3],
+    &[2, 1, 2, 2],
+    &[1, 3, 3],
+    &[4, 1, 4, 4],
+    &[1, 3, 2, 2, 3],
+    &[3, 3, 2, 2, 2],
+    &[1, 2, 1, 3, 3],
+    &[3, 5, 5],
+    &[1, 4, 2, 4],
+    &[3, 1, 3, 3],
+];
+
+/// Rows where the longest resistance takes two stones, not one (the loser
+/// taking one stone from the larger end lasts 6 plies on (3 1 2 3), not 8,
+/// and 10 on (4 2 1 1 3 4), not 12): the tempo judge must find it.
+pub const RESIST_WITH_TWO: [&[u64]; 2] = [&[3, 1, 2, 3], &[4, 2, 1, 1, 3, 4]];
 
 /// The largest `--cases`: every test file holds up to T cases.
 pub const MAX_CASES: u64 = 1_000_000;
@@ -648,29 +677,15 @@ impl PackageSpec {
         let mut out = Vec::new();
         let mut index = self.secret_files().len() + 1;
         if self.tempo {
-            // The first winning move wins in 11 plies on (1 5 5), where R 4
-            // wins in 5; the others found the same way (every row of up to
-            // 5 piles of up to 5, 4, 3 stones). (3 1 2 3) and (4 2 1 1 3 4):
-            // the judge must resist with two stones, not one.
-            let slow: [&[u64]; 14] = [
-                &[1, 5, 5],
-                &[2, 4, 4],
-                &[3, 1, 2, 3],
-                &[1, 3, 1, 3],
-                &[4, 2, 1, 1, 3, 4],
-                &[2, 1, 2, 2],
-                &[1, 3, 3],
-                &[4, 1, 4, 4],
-                &[1, 3, 2, 2, 3],
-                &[3, 3, 2, 2, 2],
-                &[1, 2, 1, 3, 3],
-                &[3, 5, 5],
-                &[1, 4, 2, 4],
-                &[3, 1, 3, 3],
-            ];
+            // A row where the first winning move is too slow first (when one
+            // fits), then the rows where the judge must resist with two
+            // stones, then the other slow ones.
+            let mut slow = SLOW_WINS.iter().filter(|r| fits(r));
             let rows: Vec<Vec<u64>> = slow
-                .iter()
-                .filter(|r| fits(r))
+                .next()
+                .into_iter()
+                .chain(RESIST_WITH_TWO.iter().filter(|r| fits(r)))
+                .chain(slow)
                 .take(self.cases as usize)
                 .map(|r| r.to_vec())
                 .collect();
@@ -731,6 +746,18 @@ impl PackageSpec {
             }
         }
         out
+    }
+
+    /// With tempo: whether the first-winning-move player `perfect.cpp` is
+    /// too slow on the test data (a row of [`SLOW_WINS`] fits the limits,
+    /// so the `slow-wins` file holds one) and goes to `wrong_answer/`;
+    /// otherwise no row within the limits can show it slow, and it stays
+    /// in `accepted/`.
+    pub fn perfect_is_too_slow(&self) -> bool {
+        self.tempo
+            && SLOW_WINS
+                .iter()
+                .any(|row| row.len() as u64 <= self.max_n && row.iter().all(|&a| a <= self.max_a))
     }
 
     /// The inputs the input validator must reject: name and bytes.
@@ -1087,8 +1114,13 @@ impl PackageSpec {
                 ),
                 submission!("interactive-tempo", "accepted/tempo.cpp"),
                 (
-                    // Any winning move is too slow on the slow-wins file.
-                    "submissions/wrong_answer/perfect.cpp",
+                    // Any winning move: too slow on the slow-wins file when
+                    // the limits let one be.
+                    if self.perfect_is_too_slow() {
+                        "submissions/wrong_answer/perfect.cpp"
+                    } else {
+                        "submissions/accepted/perfect.cpp"
+                    },
                     include_str!("assets/interactive/accepted/perfect.cpp"),
                 ),
                 submission!("interactive", "wrong_answer/losing_seat.cpp"),

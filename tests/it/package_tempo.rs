@@ -266,6 +266,12 @@ fn cpp_tempo_programs_agree_with_the_rust_core() {
             &[perfect.to_str().unwrap()],
         );
         if plies > rem {
+            // Never below the limits where a row of SLOW_WINS fits.
+            let most = *row.iter().max().unwrap();
+            assert!(
+                row.len() >= 4 && most >= 2 || row.len() >= 3 && most >= 3,
+                "{row:?}"
+            );
             slow += 1;
             assert_eq!(code, 43, "{row:?}: {}", message());
             assert!(
@@ -463,4 +469,46 @@ fn the_tempo_sources_copy_theirs_verbatim() {
         choice(&tempo),
         "the tempo move differs between the two"
     );
+}
+
+#[test]
+fn perfect_cpp_is_a_wrong_answer_only_where_it_can_be_slow() {
+    let root = tempfile::tempdir().unwrap();
+    for (limits, slow) in [
+        (["--max-n", "3", "--max-a", "3"], true),
+        (["--max-n", "4", "--max-a", "2"], true),
+        (["--max-n", "3", "--max-a", "2"], false),
+        (["--max-n", "2", "--max-a", "100"], false),
+        (["--max-n", "100", "--max-a", "1"], false),
+    ] {
+        let dir = root.path().join(format!("p{}{}", limits[1], limits[3]));
+        let mut args = vec!["--interactive", "--tempo", "--cases", "1"];
+        args.extend(limits);
+        package(&dir, &args);
+        let wrong = dir.join("submissions/wrong_answer/perfect.cpp").exists();
+        let accepted = dir.join("submissions/accepted/perfect.cpp").exists();
+        assert_eq!((wrong, accepted), (slow, !slow), "{limits:?}");
+        assert!(dir.join("submissions/accepted/tempo.cpp").exists());
+        // The slow-wins file holds a slow row first, even at T = 1.
+        let slow_file = fs::read_dir(dir.join("data/secret"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with("-slow-wins.in"));
+        if slow {
+            let text = fs::read_to_string(slow_file.unwrap()).unwrap();
+            let row: Vec<u64> = text
+                .lines()
+                .nth(2)
+                .unwrap()
+                .split(' ')
+                .map(|p| p.parse().unwrap())
+                .collect();
+            assert!(
+                stonegame::package::SLOW_WINS
+                    .iter()
+                    .any(|r| r[..] == row[..]),
+                "{limits:?}: {row:?}"
+            );
+        }
+    }
 }
