@@ -391,6 +391,27 @@ fn the_statement_and_sample_ask_for_tempo() {
         }
     }
     assert_eq!(at, lines.len());
+    // The contestants' testing tool runs the sample against tempo.cpp, and
+    // says what it does not check.
+    let bin = root.path().join("tempo");
+    super::package_bapctools::compile(&dir.join("submissions/accepted/tempo.cpp"), &bin);
+    let out = Command::new("python3")
+        .arg(dir.join("attachments/testing_tool.py"))
+        .arg(dir.join("data/sample/001-sample.in"))
+        .arg("--")
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("OK: every game won (not checked here: within its remoteness)"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        read("attachments/testing_tool.py")
+            .contains("It neither plays\n# with tempo nor checks it")
+    );
 }
 
 /// The part of `text` from the line starting `from` to the line before the
