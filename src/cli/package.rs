@@ -22,6 +22,14 @@ pub struct PackageArgs {
     /// judge's bot (default: pass-fail, one 0/1 line per game).
     #[arg(long)]
     pub interactive: bool,
+    /// With --interactive (two ends): a game counts only if it is won
+    /// within the remoteness of its row (the plies of perfect play, the
+    /// winner fastest and the loser slowest), as `stonegame interact
+    /// --tempo` judges; the judge plays with tempo. Defaults T <= 10,
+    /// n <= 20, a_i <= 20 (n <= 100 and n * a_i <= 10000 at most: a game
+    /// lasts up to as many plies as its row has stones).
+    #[arg(long)]
+    pub tempo: bool,
     /// The game the package is for.
     #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
     pub variant: Variant,
@@ -29,11 +37,11 @@ pub struct PackageArgs {
     #[arg(long)]
     pub cases: Option<u64>,
     /// The largest number of piles n [default: 1000; 100 with --task
-    /// remoteness].
+    /// remoteness; 20 with --tempo].
     #[arg(long)]
     pub max_n: Option<u64>,
     /// The largest pile a_i (at most 2^63-1) [default: 1000000000;
-    /// 9223372036854775807 with --task remoteness].
+    /// 9223372036854775807 with --task remoteness; 20 with --tempo].
     #[arg(long)]
     pub max_a: Option<u64>,
     /// Seed of the test data: the same seed, the same package, byte for byte.
@@ -51,7 +59,8 @@ pub struct PackageArgs {
     /// The problem's title (`name` in problem.yaml, the statement's
     /// heading) [default: one for each kind: "Stones at Both Ends",
     /// "Stones from the Left", "Beat the Judge at Both Ends", "Beat the
-    /// Judge from the Left", "How Long at Both Ends"].
+    /// Judge from the Left", "How Long at Both Ends", "Beat the Judge Fast
+    /// at Both Ends"].
     #[arg(long)]
     pub title: Option<String>,
     /// An author of the problem, "Full Name" or "Full Name <email>"
@@ -116,10 +125,15 @@ pub fn run(args: PackageArgs) -> ExitCode {
         Ok(dir) => dir,
         Err(e) => return fail(e),
     };
-    let defaults = PackageSpec::for_task(args.task);
+    let defaults = if args.tempo && args.task == Task::Verdict {
+        PackageSpec::for_tempo()
+    } else {
+        PackageSpec::for_task(args.task)
+    };
     let spec = PackageSpec {
         task: args.task,
         interactive: args.interactive,
+        tempo: args.tempo,
         variant: args.variant,
         cases: args.cases.unwrap_or(defaults.cases),
         max_n: args.max_n.unwrap_or(defaults.max_n),

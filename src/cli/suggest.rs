@@ -17,9 +17,9 @@ pub struct SuggestArgs {
     #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
     pub variant: Variant,
     /// The remoteness (how many plies the game lasts under perfect play):
-    /// `auto` computes it for rows of at most 5,000 piles in the two-ends
-    /// game (at most a few seconds: the DP is O(n²), about 0.15 s at
-    /// n = 1,000, 70 s at n = 20,000) and for every leftmost row (O(n)),
+    /// `auto` computes it for rows of at most 20,000 piles in the two-ends
+    /// game (under a second: it is O(n²), about 1 ms at n = 1,000, 0.4 s
+    /// at n = 20,000) and for every leftmost row (O(n)),
     /// `always` for any row, `never` not at all.
     #[arg(long, value_enum, default_value_t = RemotenessMode::Auto)]
     pub remoteness: RemotenessMode,
@@ -40,8 +40,8 @@ pub enum RemotenessMode {
 }
 
 /// The most piles of a two-ends row whose remoteness `--remoteness auto`
-/// computes (about 4 s).
-pub const AUTO_MAX_PILES: usize = 5_000;
+/// computes (under a second on one core: docs/game.md §5).
+pub const AUTO_MAX_PILES: usize = 20_000;
 
 /// Parses the piles of a row given on the command line (1-based indices
 /// in messages), without checking the row as a whole.

@@ -20,6 +20,15 @@
 //! [`crate::core::remoteness`] and whose own submissions are in
 //! `assets/remoteness/`.
 //!
+//! With tempo ([`PackageSpec::tempo`], `--interactive --tempo`, two ends) a
+//! game counts only if it is won within the remoteness of its row, as
+//! `stonegame interact --tempo` judges it: the interactor
+//! (`assets/interactor-tempo.cpp`) plays perfect play with tempo by the
+//! remoteness DP of the remoteness task's accepted solution, its own
+//! submissions are in `assets/interactive-tempo/`, and the first-winning-move
+//! player `perfect.cpp` becomes a wrong answer (the `slow-wins` test file)
+//! whenever the limits allow a row where it is too slow.
+//!
 //! The same [`PackageSpec`] always gives the same bytes (the `uuid` is
 //! derived from the parameters). The package is written to a temporary
 //! directory beside its destination and renamed into place, so an error
@@ -42,6 +51,46 @@ pub use crate::judge::generate::Task;
 /// n × n tables of 8-byte entries per game (n = 3000: 144 MB).
 pub const INTERACTIVE_MAX_N: u64 = 3000;
 
+/// The limits of `--tempo` when no flag gives them: T ≤ 10, n ≤ 20,
+/// a_i ≤ 20 (a game lasts up to as many plies as its row has stones).
+pub const TEMPO_DEFAULTS: (u64, u64, u64) = (10, 20, 20);
+
+/// The largest `max_n` with `--tempo`: the interactor keeps the remoteness
+/// functions of every segment of a game's row, O(n^2) of them.
+pub const TEMPO_MAX_N: u64 = 100;
+
+/// The largest `max_n × max_a` with `--tempo`: a game lasts up to as many
+/// plies as its row has stones, one line each.
+pub const TEMPO_MAX_STONES: u64 = 10_000;
+
+/// Rows where the first winning move (left first, `perfect.cpp`'s) wins
+/// slower than the remoteness against the longest resistance: on (1 5 5)
+/// `L 1` wins in 11 plies, `R 4` in 5; the others found the same way among
+/// every row of up to 5 piles of up to 5, 4 and 3 stones. One fits exactly
+/// when n ≥ 3 and a_i ≥ 3 or n ≥ 4 and a_i ≥ 2 are allowed ((1 3 3),
+/// (2 1 2 2)); below that no row has a slow winning move (n ≤ 2: the
+/// winning move is unique; a_i = 1: every move is forced; n = 3, a_i ≤ 2:
+/// checked by tests/it/package_tempo.rs).
+pub const SLOW_WINS: [&[u64]; 12] = [
+    &[1, 5, 5],
+    &[2, 4, 4],
+    &[1, 3, 1, 3],
+    &[2, 1, 2, 2],
+    &[1, 3, 3],
+    &[4, 1, 4, 4],
+    &[1, 3, 2, 2, 3],
+    &[3, 3, 2, 2, 2],
+    &[1, 2, 1, 3, 3],
+    &[3, 5, 5],
+    &[1, 4, 2, 4],
+    &[3, 1, 3, 3],
+];
+
+/// Rows where the longest resistance takes two stones, not one (the loser
+/// taking one stone from the larger end lasts 6 plies on (3 1 2 3), not 8,
+/// and 10 on (4 2 1 1 3 4), not 12): the tempo judge must find it.
+pub const RESIST_WITH_TWO: [&[u64]; 2] = [&[3, 1, 2, 3], &[4, 2, 1, 1, 3, 4]];
+
 /// The largest `--cases`: every test file holds up to T cases.
 pub const MAX_CASES: u64 = 1_000_000;
 
@@ -56,6 +105,10 @@ pub struct PackageSpec {
     pub task: Task,
     /// Interactive (the program plays the games) instead of pass-fail.
     pub interactive: bool,
+    /// With `interactive` (two ends, the verdict task): a game counts only
+    /// if it is won within its row's remoteness (`--tempo`); the judge
+    /// plays with tempo.
+    pub tempo: bool,
     /// The game.
     pub variant: Variant,
     /// The largest number of cases T of a test file.
@@ -147,6 +200,7 @@ impl Default for PackageSpec {
         PackageSpec {
             task: Task::Verdict,
             interactive: false,
+            tempo: false,
             variant: Variant::TwoEnds,
             cases: 10,
             max_n: 1000,
@@ -191,6 +245,20 @@ pub enum PackageError {
     /// `--max-a` above 2^63 − 1.
     #[error("--max-a {0} is larger than the largest pile {MAX_PILE} (2^63-1)")]
     MaxATooLarge(u64),
+    /// `--tempo` with a flag it does not support.
+    #[error("--tempo is for the interactive two-ends game: {0}")]
+    TempoUnsupported(&'static str),
+    /// `--tempo` with rows of too many stones.
+    #[error(
+        "--max-n {max_n} times --max-a {max_a} is larger than {TEMPO_MAX_STONES} (with --tempo a \
+         game lasts up to as many plies as its row has stones)"
+    )]
+    TempoTooManyStones {
+        /// `--max-n`.
+        max_n: u64,
+        /// `--max-a`.
+        max_a: u64,
+    },
     /// `--task remoteness` with a flag it does not support.
     #[error("--task remoteness is a batch problem for the two-ends game: {0} is not supported")]
     TaskUnsupported(&'static str),
@@ -318,6 +386,20 @@ impl PackageSpec {
         spec
     }
 
+    /// The spec of an interactive tempo package with its default limits
+    /// ([`TEMPO_DEFAULTS`]).
+    pub fn for_tempo() -> PackageSpec {
+        let (cases, max_n, max_a) = TEMPO_DEFAULTS;
+        PackageSpec {
+            interactive: true,
+            tempo: true,
+            cases,
+            max_n,
+            max_a,
+            ..PackageSpec::default()
+        }
+    }
+
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), PackageError> {
         if self.cases == 0 {
@@ -355,6 +437,37 @@ impl PackageSpec {
                     max_n: self.max_n,
                     limit: REMOTENESS_MAX_N,
                     why: " (with --task remoteness: the answers take O(n^2) per row)",
+                });
+            }
+        }
+        if self.tempo {
+            if self.task == Task::Remoteness {
+                return Err(PackageError::TempoUnsupported(
+                    "--task remoteness is not supported",
+                ));
+            }
+            if !self.interactive {
+                return Err(PackageError::TempoUnsupported(
+                    "give --interactive too (a batch package has no games to win fast)",
+                ));
+            }
+            if self.variant != Variant::TwoEnds {
+                return Err(PackageError::TempoUnsupported(
+                    "--variant leftmost is not supported (there the winning move is unique and \
+                     the losing one forced: every win takes the remoteness)",
+                ));
+            }
+            if self.max_n > TEMPO_MAX_N {
+                return Err(PackageError::MaxNTooLarge {
+                    max_n: self.max_n,
+                    limit: TEMPO_MAX_N,
+                    why: " (with --tempo: the interactor keeps the remoteness of every segment)",
+                });
+            }
+            if self.max_n.saturating_mul(self.max_a) > TEMPO_MAX_STONES {
+                return Err(PackageError::TempoTooManyStones {
+                    max_n: self.max_n,
+                    max_a: self.max_a,
                 });
             }
         }
@@ -415,6 +528,9 @@ impl PackageSpec {
         if let Some(title) = &self.title {
             return title.clone();
         }
+        if self.tempo {
+            return "Beat the Judge Fast at Both Ends".into();
+        }
         match (self.task, self.interactive, self.variant) {
             (Task::Remoteness, _, _) => "How Long at Both Ends",
             (Task::Verdict, false, Variant::TwoEnds) => "Stones at Both Ends",
@@ -441,6 +557,7 @@ impl PackageSpec {
         );
         // (The verdict task keeps the key it always had.)
         let key = match self.task {
+            Task::Verdict if self.tempo => format!("{key}|tempo"),
             Task::Verdict => key,
             Task::Remoteness => format!("{key}|remoteness"),
         };
@@ -465,9 +582,13 @@ impl PackageSpec {
     /// The sample rows: the classic `3 1 9 4` and a few more, those that fit
     /// the limits, at most `cases` of them (`1` always fits).
     /// With `--task remoteness`: rows where the shortcuts fail first
-    /// (`3 1 2 3`, `2 4 4`, `4 2 1 1 3 4`), then small ones.
+    /// (`3 1 2 3`, `2 4 4`, `4 2 1 1 3 4`), then small ones. With tempo:
+    /// `1 5 5` (where the first winning move is slow) after the classic row.
     pub fn sample_rows(&self) -> Vec<Vec<u64>> {
         let candidates: &[&[u64]] = match self.task {
+            Task::Verdict if self.tempo => {
+                &[&[3, 1, 9, 4], &[1, 5, 5], &[3, 1, 2, 3], &[2, 2, 1], &[1]]
+            }
             Task::Verdict => &[&[3, 1, 9, 4], &[2, 2, 1], &[5, 5], &[1, 1], &[1]],
             Task::Remoteness => &[
                 &[3, 1, 2, 3],
@@ -542,19 +663,40 @@ impl PackageSpec {
     }
 
     /// The secret files written with their data inline in
-    /// `generators.yaml` (`--task remoteness` only, after
+    /// `generators.yaml` (`--task remoteness` and `--tempo` only, after
     /// [`Self::secret_files`]): name and rows. `heuristics`: small rows where
     /// the one-stone loser or the greedy winner plays a game of another
     /// length; `overflow`: rows of piles within 3 of `max_a`, when some of
-    /// them last more than 2^64 − 1 plies.
+    /// them last more than 2^64 − 1 plies; with tempo, `slow-wins`: rows
+    /// where the first winning move (left first, `perfect.cpp`'s) wins
+    /// slower than the remoteness, and rows where the loser's one-stone
+    /// shortcut resists too briefly.
     pub fn inline_secret_files(&self) -> Vec<(String, Vec<Vec<u64>>)> {
-        if self.task != Task::Remoteness {
-            return Vec::new();
-        }
         let fits =
             |row: &[u64]| row.len() as u64 <= self.max_n && row.iter().all(|&a| a <= self.max_a);
         let mut out = Vec::new();
         let mut index = self.secret_files().len() + 1;
+        if self.tempo {
+            // A row where the first winning move is too slow first (when one
+            // fits), then the rows where the judge must resist with two
+            // stones, then the other slow ones.
+            let mut slow = SLOW_WINS.iter().filter(|r| fits(r));
+            let rows: Vec<Vec<u64>> = slow
+                .next()
+                .into_iter()
+                .chain(RESIST_WITH_TWO.iter().filter(|r| fits(r)))
+                .chain(slow)
+                .take(self.cases as usize)
+                .map(|r| r.to_vec())
+                .collect();
+            if !rows.is_empty() {
+                out.push((format!("{index:02}-slow-wins"), rows));
+            }
+            return out;
+        }
+        if self.task != Task::Remoteness {
+            return Vec::new();
+        }
         // (3 1 2 3): the one-stone loser plays 6 plies, the truth is 8;
         // (2 4 4): the greedy winner plays 9, the truth is 7; the others
         // found the same way (every row of up to 5 piles of up to 4 stones).
@@ -604,6 +746,18 @@ impl PackageSpec {
             }
         }
         out
+    }
+
+    /// With tempo: whether the first-winning-move player `perfect.cpp` is
+    /// too slow on the test data (a row of [`SLOW_WINS`] fits the limits,
+    /// so the `slow-wins` file holds one) and goes to `wrong_answer/`;
+    /// otherwise no row within the limits can show it slow, and it stays
+    /// in `accepted/`.
+    pub fn perfect_is_too_slow(&self) -> bool {
+        self.tempo
+            && SLOW_WINS
+                .iter()
+                .any(|row| row.len() as u64 <= self.max_n && row.iter().all(|&a| a <= self.max_a))
     }
 
     /// The inputs the input validator must reject: name and bytes.
@@ -684,6 +838,7 @@ impl PackageSpec {
              limits:\n  time_limit: {tl}\n  memory: 1024\n",
             variant = self.variant.name(),
             task = match self.task {
+                Task::Verdict if self.tempo => ", tempo",
                 Task::Verdict => "",
                 Task::Remoteness => ", remoteness",
             },
@@ -702,6 +857,9 @@ impl PackageSpec {
         }
         if self.interactive {
             cmd.push_str(" --interactive");
+        }
+        if self.tempo {
+            cmd.push_str(" --tempo");
         }
         cmd.push_str(&format!(
             " --variant {} --cases {} --max-n {} --max-a {} --seed {} --time-limit {}",
@@ -757,6 +915,13 @@ impl PackageSpec {
                 include_str!("assets/output-remoteness.tex"),
                 "rows (games)",
                 "row",
+            )
+        } else if self.tempo {
+            (
+                include_str!("assets/task-interactive-tempo.tex"),
+                include_str!("assets/output-interactive-tempo.tex"),
+                "games",
+                "game",
             )
         } else if self.interactive {
             (
@@ -820,11 +985,29 @@ impl PackageSpec {
     }
 
     /// The statement's sentence about the classic sample row `3 1 9 4`
-    /// (empty when the limits leave it out of the sample).
+    /// (empty when the limits leave it out of the sample); with tempo, then
+    /// one about `1 5 5`.
     fn sample_note(&self) -> String {
         if self.task == Task::Remoteness {
             return self.remoteness_sample_note();
         }
+        let classic = self.classic_sample_note();
+        if !self.tempo || !self.sample_rows().iter().any(|r| r[..] == [1, 5, 5]) {
+            return classic;
+        }
+        let slow = "The row \\texttt{1 5 5} is won by the first player in 5 moves, \
+                    starting with \\texttt{R 4} (leaving \\texttt{1 5 1}). Taking the \
+                    single stone first (\\texttt{L 1}, leaving \\texttt{5 5}) also wins, \
+                    but only after 11 moves: too slowly.";
+        if classic.is_empty() {
+            slow.to_string()
+        } else {
+            format!("{classic}\n\n{slow}")
+        }
+    }
+
+    /// [`Self::sample_note`] of the row `3 1 9 4`.
+    fn classic_sample_note(&self) -> String {
         let classic = [3, 1, 9, 4];
         if !self.sample_rows().iter().any(|r| r[..] == classic) {
             return String::new();
@@ -888,6 +1071,23 @@ impl PackageSpec {
     /// The sources of the package, path and text (everything but the data,
     /// the statement and `problem.yaml`).
     pub fn sources(&self) -> Vec<(&'static str, String)> {
+        // With tempo, the testing tool says what it does not check.
+        static TEMPO_TESTING_TOOL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            include_str!("assets/testing_tool.py")
+                .replacen(
+                    "# protocol and a judge that also wins whenever it can.\n",
+                    "# protocol and a judge that also wins whenever it can. It neither plays\n\
+                     # with tempo nor checks it: the real judge also resists as long as\n\
+                     # possible when it loses, and rejects a game won in more moves than the\n\
+                     # remoteness of its row.\n",
+                    1,
+                )
+                .replacen(
+                    "\"OK: every game won\"",
+                    "\"OK: every game won (not checked here: within its remoteness)\"",
+                    1,
+                )
+        });
         let validator = include_str!("assets/input_validator.cpp");
         let mut files = vec![
             ("input_validators/validate.cpp", self.substitute(validator)),
@@ -918,6 +1118,28 @@ impl PackageSpec {
                 submission!("remoteness", "wrong_answer/greedy_winner.cpp"),
                 submission!("remoteness", "wrong_answer/overflow_64.cpp"),
                 submission!("remoteness", "time_limit_exceeded/exhaustive.cpp"),
+            ]
+        } else if self.tempo {
+            &[
+                (
+                    "output_validator/interactor.cpp",
+                    include_str!("assets/interactor-tempo.cpp"),
+                ),
+                ("attachments/testing_tool.py", TEMPO_TESTING_TOOL.as_str()),
+                submission!("interactive-tempo", "accepted/tempo.cpp"),
+                (
+                    // Any winning move: too slow on the slow-wins file when
+                    // the limits let one be.
+                    if self.perfect_is_too_slow() {
+                        "submissions/wrong_answer/perfect.cpp"
+                    } else {
+                        "submissions/accepted/perfect.cpp"
+                    },
+                    include_str!("assets/interactive/accepted/perfect.cpp"),
+                ),
+                submission!("interactive", "wrong_answer/losing_seat.cpp"),
+                submission!("interactive", "wrong_answer/random_player.py"),
+                submission!("interactive", "wrong_answer/protocol_violation.py"),
             ]
         } else if self.interactive {
             &[
@@ -965,6 +1187,9 @@ impl PackageSpec {
         if self.interactive {
             tex.push_str(include_str!("assets/solution/interactive.tex"));
         }
+        if self.tempo {
+            tex.push_str(include_str!("assets/solution/interactive-tempo.tex"));
+        }
         tex
     }
 
@@ -975,7 +1200,9 @@ impl PackageSpec {
         use std::fmt::Write as _;
         // The accepted solution, which writes the answers (for the
         // interactive problem: the sample's transcript).
-        let solution = if self.interactive {
+        let solution = if self.tempo {
+            "tempo.cpp"
+        } else if self.interactive {
             "perfect.cpp"
         } else {
             "solution.cpp"
@@ -1027,10 +1254,13 @@ impl PackageSpec {
         for (name, rows) in self.inline_secret_files() {
             let _ = writeln!(
                 y,
-                "      '{name}':\n        in: {}\n        ans: {}",
-                yaml_string(&oj_text(&rows)),
-                yaml_string(&self.answers_of(&rows)),
+                "      '{name}':\n        in: {}",
+                yaml_string(&oj_text(&rows))
             );
+            // (Interactive: the .ans is empty, as for the gen.cpp lines.)
+            if !self.interactive {
+                let _ = writeln!(y, "        ans: {}", yaml_string(&self.answers_of(&rows)));
+            }
         }
         let _ = writeln!(y, "  invalid_input:\n    data:");
         for (i, (name, bytes)) in self.invalid_inputs().iter().enumerate() {
@@ -1231,7 +1461,11 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
         // What BAPCtools shows in the statement, and what contestants
         // download (the games, and no answers).
         let rows = spec.sample_rows();
-        let transcript = transcript::interaction(&rows, spec.variant, spec.seed);
+        let transcript = if spec.tempo {
+            transcript::tempo_interaction(&rows)
+        } else {
+            transcript::interaction(&rows, spec.variant, spec.seed)
+        };
         put("data/sample/001-sample.interaction", transcript.as_bytes())?;
         put("data/sample/001-sample.in.download", sample.as_bytes())?;
         put("data/sample/001-sample.ans.download", b"")?;
@@ -1275,7 +1509,12 @@ fn write_tree(spec: &PackageSpec, root: &Path) -> Result<PackageSummary, Package
         let in_path = secret_dir.join(format!("{name}.in"));
         let ans_path = secret_dir.join(format!("{name}.ans"));
         fs::write(&in_path, oj_text(rows)).map_err(io_at(&in_path))?;
-        fs::write(&ans_path, spec.answers_of(rows)).map_err(io_at(&ans_path))?;
+        let answers = if spec.interactive {
+            String::new()
+        } else {
+            spec.answers_of(rows)
+        };
+        fs::write(&ans_path, answers).map_err(io_at(&ans_path))?;
         files += 2;
     }
     Ok(PackageSummary {

@@ -4,11 +4,15 @@
 //! judge), as BAPCtools records it for the statement. It is a port of the
 //! two C++ programs' move choices, bot randomness included (the same
 //! splitmix64 stream), so `bt generate` rewrites it byte for byte
-//! (tests/it/package_bapctools.rs checks that).
+//! (tests/it/package_bapctools.rs checks that). With tempo
+//! ([`tempo_interaction`]), `submissions/accepted/tempo.cpp` against
+//! `output_validator/interactor.cpp` written from `interactor-tempo.cpp`:
+//! both play [`best_move`], so the port is the core's.
 
 use std::fmt::Write as _;
 
-use crate::core::Variant;
+use crate::core::remoteness::best_move;
+use crate::core::{MAX_PILES, Side, ValidRow, Variant};
 
 fn lose_beside(l: u64, r: u64, x: u64) -> u64 {
     if x == r {
@@ -176,6 +180,40 @@ pub fn interaction(rows: &[Vec<u64>], variant: Variant, seed: u64) -> String {
             };
             let _ = writeln!(out, "{}{side} {k}", if program { '>' } else { '<' });
             g.apply(side, k);
+            program = !program;
+        }
+    }
+    out
+}
+
+/// The transcript of the tempo player on `rows` against the tempo
+/// interactor (two ends): both sides play perfect play with tempo, the
+/// core's [`best_move`] (the C++ programs' tie-break: the left pile, then
+/// more stones left), so each game lasts exactly its row's remoteness.
+pub fn tempo_interaction(rows: &[Vec<u64>]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "<{}", rows.len());
+    for row in rows {
+        let piles: Vec<String> = row.iter().map(u64::to_string).collect();
+        let _ = writeln!(out, "<{}\n<{}", row.len(), piles.join(" "));
+        let mut live = row.clone();
+        let first = Game::new(row, false).winning_move().is_some();
+        let _ = writeln!(out, ">{}", if first { "FIRST" } else { "SECOND" });
+        let mut program = first;
+        while !live.is_empty() {
+            let valid = ValidRow::new(&live[..], MAX_PILES).expect("a valid row");
+            let m = best_move(&valid, Variant::TwoEnds);
+            let side = if live.len() == 1 || m.side == Side::Left {
+                'L'
+            } else {
+                'R'
+            };
+            let _ = writeln!(out, "{}{side} {}", if program { '>' } else { '<' }, m.take);
+            let at = if side == 'L' { 0 } else { live.len() - 1 };
+            live[at] -= m.take;
+            if live[at] == 0 {
+                live.remove(at);
+            }
             program = !program;
         }
     }

@@ -310,14 +310,14 @@ fn suggest_prints_the_remoteness() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("remoteness"), "{text}");
     let many: Vec<String> = std::iter::once("suggest".to_string())
-        .chain((0..5001).map(|i| (i % 7 + 1).to_string()))
+        .chain((0..20_001).map(|i| (i % 7 + 1).to_string()))
         .collect();
     let args: Vec<&str> = many.iter().map(String::as_str).collect();
     let out = stonegame(&args, b"");
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("remoteness: not computed for a two-ends row of more than 5000 piles"),
+        text.contains("remoteness: not computed for a two-ends row of more than 20000 piles"),
         "{text}"
     );
     assert!(!text.contains("after it"), "{text}");

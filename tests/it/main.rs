@@ -30,6 +30,7 @@ mod judge_generate;
 mod judge_wrong_solutions;
 mod package_bapctools;
 mod package_setter;
+mod package_tempo;
 mod service_admission;
 mod service_auth;
 mod service_budgets;

@@ -198,7 +198,7 @@ fn submissions(problem: &Path) -> Vec<(String, &'static str)> {
 
 /// `bt validate` and `bt run -G` on a package written with `args`, with
 /// every expectation checked; prints the times.
-fn bapctools_accepts(name: &str, args: &[&str], expect_tle: bool) {
+pub(crate) fn bapctools_accepts(name: &str, args: &[&str], expect_tle: bool) {
     let root = tempfile::tempdir().unwrap();
     let problem = root.path().join(name);
     package(&problem, args);
@@ -721,14 +721,14 @@ pub(crate) fn compile(src: &Path, out: &Path) {
     );
 }
 
-struct Programs {
+pub(crate) struct Programs {
     _root: tempfile::TempDir,
-    dir: PathBuf,
-    bin: PathBuf,
+    pub(crate) dir: PathBuf,
+    pub(crate) bin: PathBuf,
 }
 
 /// A package with the given flags and its C++ programs compiled.
-fn programs(args: &[&str], sources: &[&str]) -> Programs {
+pub(crate) fn programs(args: &[&str], sources: &[&str]) -> Programs {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("p");
     package(&dir, args);

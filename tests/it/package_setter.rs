@@ -30,8 +30,8 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
-/// The five kinds of package: flags and a short name.
-const KINDS: [(&[&str], &str); 5] = [
+/// The six kinds of package: flags and a short name.
+const KINDS: [(&[&str], &str); 6] = [
     (&[], "twoends"),
     (&["--variant", "leftmost"], "leftmost"),
     (&["--interactive"], "interactive"),
@@ -40,6 +40,7 @@ const KINDS: [(&[&str], &str); 5] = [
         "interactiveleftmost",
     ),
     (&["--task", "remoteness"], "remoteness"),
+    (&["--interactive", "--tempo"], "interactivetempo"),
 ];
 
 /// Small limits, so that writing a package is quick.
@@ -243,6 +244,7 @@ fn titles_differ_by_kind() {
     assert_eq!(distinct.len(), titles.len(), "{titles:?}");
     assert_eq!(titles[0], "Stones at Both Ends");
     assert_eq!(titles[4], "How Long at Both Ends");
+    assert_eq!(titles[5], "Beat the Judge Fast at Both Ends");
     // --title replaces it.
     let own = root.path().join("own");
     let mut args = SMALL.to_vec();
@@ -305,14 +307,23 @@ fn the_statement_reads_task_input_output_examples() {
         assert!(!tex.contains("\\section*{Interaction}"), "{tex}");
         assert!(balanced(&tex), "{name}: unbalanced braces or $");
         // Limits as powers, never a long run of digits.
+        let tempo = flags.contains(&"--tempo");
         let a = if remoteness {
             "$1 \\le a_i \\le 2^{63}-1$"
+        } else if tempo {
+            "$1 \\le a_i \\le 20$"
         } else {
             "$1 \\le a_i \\le 10^9$"
         };
         assert!(tex.contains(a), "{name}: no `{a}` in\n{tex}");
         assert!(tex.contains("$1 \\le T \\le 10$"), "{tex}");
-        let n = if remoteness { "100" } else { "1000" };
+        let n = if remoteness {
+            "100"
+        } else if tempo {
+            "20"
+        } else {
+            "1000"
+        };
         assert!(tex.contains(&format!("$1 \\le n \\le {n}$")), "{tex}");
         assert!(!tex.contains("1000000000") && !tex.contains("9223372036854775807"));
     }
@@ -419,7 +430,7 @@ fn the_solution_write_up_gives_the_recurrence_and_why() {
             );
         }
         let needed: &[&str] = match name {
-            "twoends" | "interactive" => &[
+            "twoends" | "interactive" | "interactivetempo" => &[
                 // The five cases, the verdict, and the proof.
                 "X + 1 & X < R,\\ X \\ge L",
                 "X - 1 & X > R,\\ X \\le L",
@@ -450,6 +461,11 @@ fn the_solution_write_up_gives_the_recurrence_and_why() {
         assert_eq!(
             tex.contains("\\frametitle{Playing it}"),
             name.starts_with("interactive"),
+            "{name}"
+        );
+        assert_eq!(
+            tex.contains("\\frametitle{Winning fast}"),
+            name.ends_with("tempo"),
             "{name}"
         );
     }

@@ -15,16 +15,17 @@
 //! * [`after_move`] — the remoteness one move leaves, from the ranges;
 //! * [`exhaustive`] — the game-tree truth for small rows.
 //!
-//! Two-ends rows use an interval DP that carries, for every segment of the
-//! row, the remoteness with one end pile replaced by any value, as exact
-//! piecewise-linear functions: O(n) memory (one layer of segment lengths),
-//! O(n² · k) time with k the number of pieces per function. k stayed at
-//! most [`PIECE_BOUND`] on every row tried (a conjecture, not a theorem);
-//! the result is exact whatever k is, and [`Solved::max_pieces`] reports it.
-//! Rows with piles below 2^50 run an `i64` version with inline piece arrays
-//! and no intermediate functions (about 6× fewer instructions), checked
-//! equal to the `i128` one; other rows, or a function past 8 pieces, run
-//! the `i128` one.
+//! Two-ends rows run the closed form ([`closed`]): five numbers per
+//! interval from its two sub-intervals, O(1) each, O(n²) time and O(n)
+//! memory, in vectorised layer passes of `i32`, `i64` or `i128` numbers.
+//! Its form of the lost rows is a conjecture (docs/game.md §5); it is
+//! checked against the game tree and the exact DP, and a tripwire (an odd
+//! or out-of-range number, which the form rules out) hands the row to
+//! that DP ([`dp`]): an interval DP carrying, for every segment, the
+//! remoteness with one end pile replaced by any value, as exact
+//! piecewise-linear functions, O(n² · k) time with k the pieces per
+//! function (at most [`PIECE_BOUND`] on every row tried). The move ranges
+//! of the whole row come from the DP's last step, fed the interior's curve.
 //! The leftmost variant is a simple O(n) recursion (docs/game.md §5).
 
 mod closed;
@@ -102,8 +103,9 @@ pub struct Solved {
     pub remoteness: u128,
     /// Every legal move, as [`move_ranges`] orders them.
     pub ranges: Vec<MoveRange>,
-    /// The most pieces of any function the two-ends DP built for the row
-    /// (0 for the leftmost variant and n = 1).
+    /// The most pieces of any function built for the row: the top's three
+    /// on the closed form, every segment's on the DP (0 for the leftmost
+    /// variant and n = 1).
     pub max_pieces: usize,
 }
 

@@ -54,14 +54,14 @@ mod tests {
 
     #[test]
     fn remoteness_costs_and_the_largest_row() {
-        assert_eq!(remoteness_cells_of(10, true, 3000), 45 * 3000);
-        assert_eq!(remoteness_cells_of(1, true, 3000), 1);
-        assert_eq!(remoteness_cells_of(10, false, 3000), 10);
-        // The defaults: 40e9 cells at 3,000 hold a row of 5,163 piles.
-        let n = max_remoteness_piles(40_000_000_000, 3000);
-        assert_eq!(n, 5163);
-        let cost = |n: usize| cells_of(n, true) + remoteness_cells_of(n, true, 3000);
-        assert!(cost(5163) <= 40_000_000_000 && cost(5164) > 40_000_000_000);
+        assert_eq!(remoteness_cells_of(10, true, 20), 45 * 20);
+        assert_eq!(remoteness_cells_of(1, true, 20), 1);
+        assert_eq!(remoteness_cells_of(10, false, 20), 10);
+        // The defaults: 40e9 cells at 20 hold a row of 61,721 piles.
+        let n = max_remoteness_piles(40_000_000_000, 20);
+        assert_eq!(n, 61721);
+        let cost = |n: usize| cells_of(n, true) + remoteness_cells_of(n, true, 20);
+        assert!(cost(61721) <= 40_000_000_000 && cost(61722) > 40_000_000_000);
         assert_eq!(max_remoteness_piles(0, 1), 1);
         assert_eq!(max_remoteness_piles(u64::MAX, 1), 1 << 32);
     }

@@ -3,10 +3,10 @@
 //! it costs in admission, the refusal of a request no budget can hold, and
 //! its encoding on the wire.
 //!
-//! The two-ends DP is O(n²) with a constant about 3,000 times the
-//! verdict's kernel's (about 0.15 s at n = 1,000, 70 s at n = 20,000), so a
-//! row's remoteness is charged `limits.remoteness_cell_factor` (default
-//! 3,000) times its verdict's cell updates, on top of the verdict's: the
+//! The two-ends remoteness is O(n²) with a constant 14–22 times the
+//! verdict's kernel's (about 0.4 s at n = 20,000), so a row's remoteness
+//! is charged `limits.remoteness_cell_factor` (default 20) times its
+//! verdict's cell updates, on top of the verdict's: the
 //! budget then bounds the remoteness work in flight as it bounds the
 //! verdicts', and a row too large for the whole budget is refused at the
 //! door with the largest row that fits. The leftmost variant's remoteness

@@ -625,8 +625,8 @@ fn the_analysis_remoteness_bound_fits_the_cell_budget() {
     assert_eq!(c.limits.analysis_remoteness_max_piles, 128);
     let key = "STONEGAME_LIMITS__ANALYSIS_REMOTENESS_MAX_PILES";
     let cells = "STONEGAME_LIMITS__MAX_CELLS_IN_FLIGHT";
-    // 10^6 cells at a factor of 3,000: n(n − 1)/2 ≤ 333, so n ≤ 26.
-    for (bound, fits) in [("26", true), ("27", false), ("128", false), ("0", true)] {
+    // 10^6 cells at a factor of 20: n(n − 1)/2 ≤ 50,000, so n ≤ 316.
+    for (bound, fits) in [("316", true), ("317", false), ("1000", false), ("0", true)] {
         let got = Config::load(
             None,
             env(&[(key, bound), (cells, "1000000")]),
@@ -640,7 +640,7 @@ fn the_analysis_remoteness_bound_fits_the_cell_budget() {
                 let e = e.to_string();
                 assert!(e.contains("limits.analysis_remoteness_max_piles"), "{e}");
                 assert!(e.contains("limits.max_cells_in_flight = 1000000"), "{e}");
-                assert!(e.contains("at most 26 fits"), "{e}");
+                assert!(e.contains("at most 316 fits"), "{e}");
             }
             other => panic!("{bound}: {other:?}"),
         }
@@ -653,5 +653,5 @@ fn the_analysis_remoteness_bound_fits_the_cell_budget() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("at most 5164 fits"), "{e}");
+    assert!(e.contains("at most 63246 fits"), "{e}");
 }
