@@ -19,10 +19,9 @@
 //! ([`play_remoteness::for_bot`]).
 //!
 //! Each move is O(1) amortized ([`crate::core::game`]) apart from those
-//! solves; a game holds its
-//! session slot, its row (shared) and its cone's memory (a piles-budget
-//! reservation) until it ends or its client goes away (the response stream
-//! is dropped: everything is released).
+//! solves; a game holds its session slot, its row (shared) and its cone's
+//! memory (a piles-budget reservation) until it ends or its client goes
+//! away (the response stream is dropped: everything is released).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -23,7 +23,6 @@
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
-
 use tonic::Status;
 
 use crate::core::game::Game;
