@@ -612,8 +612,16 @@ async fn moves_until_over(s: &mut Stream) -> Vec<(u64, Move)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resume_on_a_second_server_plays_the_same_moves() {
-    let (_a, mut a) = server_and_client(with_key(KEY)).await;
-    let (_b, mut b) = server_and_client(with_key(KEY)).await;
+    // Whole bot-against-bot games on a Play stream whose client sends
+    // nothing: on 1,500 piles, with the bot's tempo solved at every optimal
+    // move (docs/play.md "Tempo"), one lasts longer than the default
+    // transport.request_body_timeout (10 s), which would cut it.
+    let patient = |c: &mut Config| {
+        with_key(KEY)(c);
+        c.transport.request_body_timeout = Duration::from_secs(300);
+    };
+    let (_a, mut a) = server_and_client(patient).await;
+    let (_b, mut b) = server_and_client(patient).await;
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     // A short row and one longer than the full-table limit (kept layers,
     // cones rebuilt on resume).
