@@ -232,8 +232,8 @@ impl GameState {
 /// Positions of at most this many live piles get the bot's exact tempo: at
 /// strength 1 it wins by a fastest winning move and, when lost under
 /// [`WhenLost::Prolong`], resists longest (by exact remoteness, one O(m²)
-/// solve of the live row a move: about 25 ms at 4,096 piles by the closed
-/// form's figures, 125 ms of CPU measured on a shared 2-core machine).
+/// solve of the live row a move: about 10 ms at 4,096 piles in a release
+/// build).
 /// Longer positions keep the O(1) choices below. A constant, not a
 /// setting: the bot's moves are part of the game, the same on every
 /// replica and every resume (docs/play.md, "Tempo").
