@@ -622,7 +622,7 @@ fn optional_settings_are_options() {
 #[test]
 fn the_analysis_remoteness_bound_fits_the_cell_budget() {
     let c = Config::defaults().unwrap();
-    assert_eq!(c.limits.analysis_remoteness_max_piles, 128);
+    assert_eq!(c.limits.analysis_remoteness_max_piles, 4096);
     let key = "STONEGAME_LIMITS__ANALYSIS_REMOTENESS_MAX_PILES";
     let cells = "STONEGAME_LIMITS__MAX_CELLS_IN_FLIGHT";
     // 10^6 cells at a factor of 20: n(n − 1)/2 ≤ 50,000, so n ≤ 316.
