@@ -14,6 +14,8 @@
 //! as five arrays, and a layer pass is branch-free so that it vectorises;
 //! it is compiled per instruction set like the verdict kernels.
 
+use std::num::Wrapping;
+
 use rayon::prelude::*;
 
 use super::super::cancel::Cancel;
@@ -47,35 +49,38 @@ pub trait Value:
     fn bit(b: bool) -> Self;
 }
 
-impl Value for i32 {
-    const HUGE: Self = i32::MAX - 1;
+// `i32` and `i64` wrap: no number of a row of their width comes near
+// overflow ([`width`]), and overflow checks (on in test builds) would keep
+// the pass from vectorising.
+impl Value for Wrapping<i32> {
+    const HUGE: Self = Wrapping(i32::MAX - 1);
     #[inline(always)]
     fn of(v: u64) -> Self {
-        v as i32
+        Wrapping(v as i32)
     }
     #[inline(always)]
     fn wide(self) -> i128 {
-        i128::from(self)
+        i128::from(self.0)
     }
     #[inline(always)]
     fn bit(b: bool) -> Self {
-        b as i32
+        Wrapping(b as i32)
     }
 }
 
-impl Value for i64 {
-    const HUGE: Self = i64::MAX - 1;
+impl Value for Wrapping<i64> {
+    const HUGE: Self = Wrapping(i64::MAX - 1);
     #[inline(always)]
     fn of(v: u64) -> Self {
-        v as i64
+        Wrapping(v as i64)
     }
     #[inline(always)]
     fn wide(self) -> i128 {
-        i128::from(self)
+        i128::from(self.0)
     }
     #[inline(always)]
     fn bit(b: bool) -> Self {
-        b as i64
+        Wrapping(b as i64)
     }
 }
 
@@ -109,8 +114,8 @@ pub fn value_bound(piles: &[u64]) -> u128 {
 /// (piles below 2^62), else `i128`.
 pub fn width(piles: &[u64]) -> u32 {
     match value_bound(piles) {
-        b if b < i32::HUGE as u128 => 32,
-        b if b < i64::HUGE as u128 => 64,
+        b if b < <Wrapping<i32>>::HUGE.0 as u128 => 32,
+        b if b < <Wrapping<i64>>::HUGE.0 as u128 => 64,
         _ => 128,
     }
 }
@@ -499,8 +504,8 @@ pub fn top_wide<C: Cancel + ?Sized>(
 ) -> Result<Option<Top<i128>>, C::Stop> {
     let isa = Isa::detect();
     Ok(match width(piles) {
-        32 => top::<i32, C>(piles, isa, true, cancel)?.map(|t| t.widen()),
-        64 => top::<i64, C>(piles, isa, true, cancel)?.map(|t| t.widen()),
+        32 => top::<Wrapping<i32>, C>(piles, isa, true, cancel)?.map(|t| t.widen()),
+        64 => top::<Wrapping<i64>, C>(piles, isa, true, cancel)?.map(|t| t.widen()),
         _ => top::<i128, C>(piles, isa, true, cancel)?,
     })
 }
