@@ -359,8 +359,9 @@ fn pass_body<T: Value>(job: Job<'_, T>, out: Out<'_, T>, tripped: &mut bool) {
 multiversion!(fn pass<T: Value>(job: Job<'_, T>, out: Out<'_, T>, tripped: &mut bool) => pass_body);
 
 /// Layers of at least two chunks of this many intervals are split across
-/// threads.
-pub const PARALLEL_CHUNK: usize = 2048;
+/// threads (a smaller layer takes a few microseconds: less than handing
+/// it to another thread).
+pub const PARALLEL_CHUNK: usize = 16384;
 
 /// The top of a row of n ≥ 2 piles: its interior `a_2 … a_{n−1}` and the
 /// remoteness of the row without its first or last pile.
@@ -398,8 +399,9 @@ impl<T: Value> Top<T> {
 }
 
 /// Runs the layers over a row of n ≥ 2 piles up to its interior, polling
-/// `cancel` once per layer, on `isa`'s copy of the pass; layers of at
-/// least two chunks on all of rayon's threads when `parallel`.
+/// `cancel` once per layer, on `isa`'s copy of the pass; with
+/// `parallel = Some(chunk)`, layers of at least two chunks are split into
+/// chunks over rayon's threads (when it has more than one).
 ///
 /// `None` when the tripwire went off: a cell whose δ is odd, negative or
 /// above twice its length, or whose `rem(L, I)` or `rem(I, R)` (lost rows)
@@ -408,7 +410,7 @@ impl<T: Value> Top<T> {
 pub fn top<T: Value, C: Cancel + ?Sized>(
     piles: &[u64],
     isa: Isa,
-    parallel: bool,
+    parallel: Option<usize>,
     cancel: &C,
 ) -> Result<Option<Top<T>>, C::Stop> {
     let n = piles.len();
@@ -424,9 +426,9 @@ pub fn top<T: Value, C: Cancel + ?Sized>(
         let count = n + 1 - k;
         let (a_lo, a_hi) = (&a[..], &a[k - 1..]);
         let kk = T::of(k as u64);
-        if parallel && count >= 2 * PARALLEL_CHUNK {
+        let chunk = parallel.filter(|&c| count >= 2 * c && rayon::current_num_threads() > 1);
+        if let Some(c) = chunk {
             let prev = &layer;
-            let c = PARALLEL_CHUNK;
             tripped |= next.l[..count]
                 .par_chunks_mut(c)
                 .zip(next.r[..count].par_chunks_mut(c))
@@ -504,9 +506,9 @@ pub fn top_wide<C: Cancel + ?Sized>(
 ) -> Result<Option<Top<i128>>, C::Stop> {
     let isa = Isa::detect();
     Ok(match width(piles) {
-        32 => top::<Wrapping<i32>, C>(piles, isa, true, cancel)?.map(|t| t.widen()),
-        64 => top::<Wrapping<i64>, C>(piles, isa, true, cancel)?.map(|t| t.widen()),
-        _ => top::<i128, C>(piles, isa, true, cancel)?,
+        32 => top::<Wrapping<i32>, C>(piles, isa, Some(PARALLEL_CHUNK), cancel)?.map(|t| t.widen()),
+        64 => top::<Wrapping<i64>, C>(piles, isa, Some(PARALLEL_CHUNK), cancel)?.map(|t| t.widen()),
+        _ => top::<i128, C>(piles, isa, Some(PARALLEL_CHUNK), cancel)?,
     })
 }
 
