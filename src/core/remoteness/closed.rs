@@ -151,6 +151,17 @@ fn curve_inv<T: Value>(l: T, r: T, x: T) -> T {
 }
 
 impl<T: Value> Interval<T> {
+    /// The same numbers as `i128`.
+    pub fn widen(&self) -> Interval<i128> {
+        Interval {
+            l: self.l.wide(),
+            r: self.r.wide(),
+            delta: self.delta.wide(),
+            c0: self.c0.wide(),
+            cr: self.cr.wide(),
+        }
+    }
+
     /// `C(y)` by the closed form, for y ≥ 1 other than R: the remoteness
     /// of the lost row `(f(y), I, y)`, `2m + δ + 2·[m < max(L, R)]` with
     /// `m = min(f(y), y)`.
@@ -383,15 +394,8 @@ impl<T: Value> Top<T> {
 
     /// The same numbers as `i128`.
     pub fn widen(&self) -> Top<i128> {
-        let v = &self.inner;
         Top {
-            inner: Interval {
-                l: v.l.wide(),
-                r: v.r.wide(),
-                delta: v.delta.wide(),
-                c0: v.c0.wide(),
-                cr: v.cr.wide(),
-            },
+            inner: self.inner.widen(),
             without_first: self.without_first.wide(),
             without_last: self.without_last.wide(),
         }
