@@ -369,10 +369,144 @@ fn pass_body<T: Value>(job: Job<'_, T>, out: Out<'_, T>, tripped: &mut bool) {
 
 multiversion!(fn pass<T: Value>(job: Job<'_, T>, out: Out<'_, T>, tripped: &mut bool) => pass_body);
 
+/// Width of a cache block in intervals: a block advances this many
+/// intervals (plus a ghost zone of [`BLOCK_LAYERS`] to their right) by
+/// `BLOCK_LAYERS` layers in two layers of its own, so that its working set
+/// (two layers of five numbers: 40 bytes an interval in `i32`) stays in
+/// the L2 cache instead of streaming every layer of a long row through
+/// memory, as the verdict kernel does (docs/kernel.md).
+pub const BLOCK_CELLS: usize = 2048;
+/// Layers a block advances at a time (also its ghost zone).
+pub const BLOCK_LAYERS: usize = 64;
+
 /// Layers of at least two chunks of this many intervals are split across
 /// threads (a smaller layer takes a few microseconds: less than handing
 /// it to another thread).
 pub const PARALLEL_CHUNK: usize = 16384;
+
+/// How [`top`] runs its layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// The instruction set of the pass (falls back to what the CPU has).
+    pub isa: Isa,
+    /// `Some(chunk)`: split the work over rayon's threads when it has more
+    /// than one: cache blocks, and whole layers of at least two chunks.
+    pub parallel: Option<usize>,
+    /// `Some((cells, layers))`: advance long rows in cache blocks of
+    /// `cells` intervals by `layers` layers; `None`: layer by layer.
+    pub blocks: Option<(usize, usize)>,
+}
+
+impl Plan {
+    /// What the service runs: the CPU's best pass, on every thread, in
+    /// cache blocks of [`BLOCK_CELLS`] by [`BLOCK_LAYERS`].
+    pub fn best() -> Plan {
+        Plan {
+            isa: Isa::detect(),
+            parallel: Some(PARALLEL_CHUNK),
+            blocks: Some((BLOCK_CELLS, BLOCK_LAYERS)),
+        }
+    }
+
+    /// `isa`'s pass, one layer after another on this thread (what the
+    /// other plans are tested against).
+    #[cfg(test)]
+    pub fn plain(isa: Isa) -> Plan {
+        Plan {
+            isa,
+            parallel: None,
+            blocks: None,
+        }
+    }
+}
+
+impl<T: Value> Layer<T> {
+    /// Cells `from .. from + len` of `src`, into this layer's first cells.
+    fn load(&mut self, src: &Layer<T>, from: usize, len: usize) {
+        let r = from..from + len;
+        self.l[..len].copy_from_slice(&src.l[r.clone()]);
+        self.r[..len].copy_from_slice(&src.r[r.clone()]);
+        self.delta[..len].copy_from_slice(&src.delta[r.clone()]);
+        self.c0[..len].copy_from_slice(&src.c0[r.clone()]);
+        self.cr[..len].copy_from_slice(&src.cr[r]);
+    }
+
+    /// This layer's first `dst.l.len()` cells, into `dst`.
+    fn store(&self, dst: Out<'_, T>) {
+        let len = dst.l.len();
+        dst.l.copy_from_slice(&self.l[..len]);
+        dst.r.copy_from_slice(&self.r[..len]);
+        dst.delta.copy_from_slice(&self.delta[..len]);
+        dst.c0.copy_from_slice(&self.c0[..len]);
+        dst.cr.copy_from_slice(&self.cr[..len]);
+    }
+
+    /// The output arrays of cells `0 .. len`.
+    fn first(&mut self, len: usize) -> Out<'_, T> {
+        Out {
+            l: &mut self.l[..len],
+            r: &mut self.r[..len],
+            delta: &mut self.delta[..len],
+            c0: &mut self.c0[..len],
+            cr: &mut self.cr[..len],
+        }
+    }
+
+    /// The output arrays of cells `0 .. count`, in runs of `chunk` cells.
+    fn chunks(&mut self, count: usize, chunk: usize) -> Vec<Out<'_, T>> {
+        self.l[..count]
+            .chunks_mut(chunk)
+            .zip(self.r[..count].chunks_mut(chunk))
+            .zip(self.delta[..count].chunks_mut(chunk))
+            .zip(self.c0[..count].chunks_mut(chunk))
+            .zip(self.cr[..count].chunks_mut(chunk))
+            .map(|((((l, r), delta), c0), cr)| Out {
+                l,
+                r,
+                delta,
+                c0,
+                cr,
+            })
+            .collect()
+    }
+}
+
+/// One cache block's two layers.
+struct Block<T> {
+    cur: Layer<T>,
+    next: Layer<T>,
+}
+
+/// Advances the cells `c0 .. c0 + out.len()` of layer `k0` (in `src`) by
+/// `steps` layers into `out`, through `block`; true when the tripwire went
+/// off.
+fn advance_block<T: Value>(
+    a: &[T],
+    src: &Layer<T>,
+    (c0, k0, steps): (usize, usize, usize),
+    block: &mut Block<T>,
+    isa: Isa,
+    out: Out<'_, T>,
+) -> bool {
+    let w = out.l.len();
+    let mut len = w + steps;
+    block.cur.load(src, c0, len);
+    let mut tripped = false;
+    for k in k0 + 1..=k0 + steps {
+        len -= 1;
+        let job = Job {
+            a_lo: &a[c0..],
+            a_hi: &a[c0 + k - 1..],
+            prev: &block.cur,
+            from: 0,
+            k: T::of(k as u64),
+        };
+        pass(isa, job, block.next.first(len), &mut tripped);
+        std::mem::swap(&mut block.cur, &mut block.next);
+    }
+    block.cur.store(out);
+    tripped
+}
 
 /// The top of a row of n ≥ 2 piles: its interior `a_2 … a_{n−1}` and the
 /// remoteness of the row without its first or last pile.
@@ -402,10 +536,8 @@ impl<T: Value> Top<T> {
     }
 }
 
-/// Runs the layers over a row of n ≥ 2 piles up to its interior, polling
-/// `cancel` once per layer, on `isa`'s copy of the pass; with
-/// `parallel = Some(chunk)`, layers of at least two chunks are split into
-/// chunks over rayon's threads (when it has more than one).
+/// Runs the layers over a row of n ≥ 2 piles up to its interior as `plan`
+/// says, polling `cancel` once per layer or block step.
 ///
 /// `None` when the tripwire went off: a cell whose δ is odd, negative or
 /// above twice its length, or whose `rem(L, I)` or `rem(I, R)` (lost rows)
@@ -413,10 +545,14 @@ impl<T: Value> Top<T> {
 /// left to the exact DP. It never went off on any row tried.
 pub fn top<T: Value, C: Cancel + ?Sized>(
     piles: &[u64],
-    isa: Isa,
-    parallel: Option<usize>,
+    plan: Plan,
     cancel: &C,
 ) -> Result<Option<Top<T>>, C::Stop> {
+    let Plan {
+        isa,
+        parallel,
+        blocks: geometry,
+    } = plan;
     let n = piles.len();
     assert!(n >= 2);
     let a: Vec<T> = piles.iter().map(|&p| T::of(p)).collect();
@@ -425,59 +561,82 @@ pub fn top<T: Value, C: Cancel + ?Sized>(
     let mut next = layer.clone();
     let mut before = layer.clone();
     let mut tripped = false;
-    for k in 1..=n - 2 {
+    // Layer `done` is in `layer`; the blocked steps stop while at least
+    // two layers are left, so that `before` is filled by the plain loop.
+    let mut done = 0;
+    let mut blocks: Vec<Block<T>> = Vec::new();
+    let (c, s) = geometry.unwrap_or((usize::MAX / 4, usize::MAX / 4));
+    while n - 2 - done >= s + 2 && n + 1 - done >= 2 * c + s {
+        cancel.check()?;
+        let count = n + 1 - done - s;
+        let nblocks = count.div_ceil(c);
+        if blocks.len() < nblocks {
+            blocks.resize_with(nblocks, || Block {
+                cur: Layer::empty(c + s),
+                next: Layer::empty(c + s),
+            });
+        }
+        let (src, a) = (&layer, &a[..]);
+        let outs = next.chunks(count, c);
+        let work = |(j, (out, block)): (usize, (Out<'_, T>, &mut Block<T>))| {
+            advance_block(a, src, (j * c, done, s), block, isa, out)
+        };
+        tripped |= if parallel.is_some() && rayon::current_num_threads() > 1 {
+            outs.into_par_iter()
+                .zip(blocks.par_iter_mut())
+                .enumerate()
+                .map(work)
+                .reduce(|| false, |x, y| x | y)
+        } else {
+            outs.into_iter()
+                .zip(blocks.iter_mut())
+                .enumerate()
+                .map(work)
+                .fold(false, |x, y| x | y)
+        };
+        if tripped {
+            return Ok(None);
+        }
+        std::mem::swap(&mut layer, &mut next);
+        done += s;
+    }
+    for k in done + 1..=n - 2 {
         cancel.check()?;
         let count = n + 1 - k;
         let (a_lo, a_hi) = (&a[..], &a[k - 1..]);
         let kk = T::of(k as u64);
-        let chunk = parallel.filter(|&c| count >= 2 * c && rayon::current_num_threads() > 1);
-        if let Some(c) = chunk {
-            let prev = &layer;
-            tripped |= next.l[..count]
-                .par_chunks_mut(c)
-                .zip(next.r[..count].par_chunks_mut(c))
-                .zip(next.delta[..count].par_chunks_mut(c))
-                .zip(next.c0[..count].par_chunks_mut(c))
-                .zip(next.cr[..count].par_chunks_mut(c))
-                .enumerate()
-                .map(|(j, ((((l, r), delta), c0), cr))| {
-                    let from = j * c;
-                    let out = Out {
-                        l,
-                        r,
-                        delta,
-                        c0,
-                        cr,
-                    };
-                    let mut t = false;
-                    let job = Job {
-                        a_lo: &a_lo[from..],
-                        a_hi: &a_hi[from..],
-                        prev,
-                        from,
-                        k: kk,
-                    };
-                    pass(isa, job, out, &mut t);
-                    t
-                })
-                .reduce(|| false, |x, y| x | y);
-        } else {
-            let out = Out {
-                l: &mut next.l[..count],
-                r: &mut next.r[..count],
-                delta: &mut next.delta[..count],
-                c0: &mut next.c0[..count],
-                cr: &mut next.cr[..count],
-            };
+        // One chunk when the layer is not split.
+        let c = parallel
+            .filter(|&c| count >= 2 * c && rayon::current_num_threads() > 1)
+            .unwrap_or(count);
+        let prev = &layer;
+        let work = |(j, out): (usize, Out<'_, T>)| {
+            let from = j * c;
             let job = Job {
-                a_lo,
-                a_hi,
-                prev: &layer,
-                from: 0,
+                a_lo: &a_lo[from..],
+                a_hi: &a_hi[from..],
+                prev,
+                from,
                 k: kk,
             };
-            pass(isa, job, out, &mut tripped);
-        }
+            let mut t = false;
+            pass(isa, job, out, &mut t);
+            t
+        };
+        let outs = next.chunks(count, c);
+        // A layer in one chunk runs here: handing it to the pool costs
+        // more than it takes.
+        tripped |= if c < count {
+            outs.into_par_iter()
+                .enumerate()
+                .map(work)
+                .reduce(|| false, |x, y| x | y)
+        } else {
+            outs.into_iter()
+                .enumerate()
+                .map(work)
+                .fold(false, |x, y| x | y)
+        };
         if tripped {
             return Ok(None);
         }
@@ -508,11 +667,11 @@ pub fn top_wide<C: Cancel + ?Sized>(
     piles: &[u64],
     cancel: &C,
 ) -> Result<Option<Top<i128>>, C::Stop> {
-    let isa = Isa::detect();
+    let plan = Plan::best();
     Ok(match width(piles) {
-        32 => top::<Wrapping<i32>, C>(piles, isa, Some(PARALLEL_CHUNK), cancel)?.map(|t| t.widen()),
-        64 => top::<Wrapping<i64>, C>(piles, isa, Some(PARALLEL_CHUNK), cancel)?.map(|t| t.widen()),
-        _ => top::<i128, C>(piles, isa, Some(PARALLEL_CHUNK), cancel)?,
+        32 => top::<Wrapping<i32>, C>(piles, plan, cancel)?.map(|t| t.widen()),
+        64 => top::<Wrapping<i64>, C>(piles, plan, cancel)?.map(|t| t.widen()),
+        _ => top::<i128, C>(piles, plan, cancel)?,
     })
 }
 

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::closed::Plan;
 use super::exhaustive::ExhaustiveRemoteness;
 use super::*;
 use crate::core::exhaustive::{after, all_rows};
@@ -394,17 +395,17 @@ fn the_closed_form_equals_the_exact_dp() {
         };
         let exact = dp::row_functions(&row, &Never).unwrap();
         let isa = crate::core::kernel::Isa::detect();
-        let wide = closed::top::<i128, _>(&row, isa, None, &Never)
+        let wide = closed::top::<i128, _>(&row, Plan::plain(isa), &Never)
             .unwrap()
             .unwrap_or_else(|| panic!("tripped on {row:?}"));
         let want = exact.left.eval(i128::from(row[0]));
         assert_eq!(wide.remoteness(row[0], row[n - 1]), want, "{row:?}");
         let width = closed::width(&row);
         let narrow = match width {
-            32 => closed::top::<Wrapping<i32>, _>(&row, isa, None, &Never)
+            32 => closed::top::<Wrapping<i32>, _>(&row, Plan::plain(isa), &Never)
                 .unwrap()
                 .map(|t| t.widen()),
-            64 => closed::top::<Wrapping<i64>, _>(&row, isa, None, &Never)
+            64 => closed::top::<Wrapping<i64>, _>(&row, Plan::plain(isa), &Never)
                 .unwrap()
                 .map(|t| t.widen()),
             _ => None,
@@ -436,33 +437,70 @@ fn the_closed_form_equals_the_exact_dp() {
     }
 }
 
-/// Every instruction set's copy of the layer pass, and the parallel
-/// layers (in chunks of 16 here), give the same top as the baseline's
-/// `i128` pass.
+/// Every instruction set's copy of the layer pass, the parallel layers
+/// (in chunks of 16 here) and the cache blocks (small ones, of every
+/// shape that divides a row's layers evenly or not) give the same top as
+/// the baseline's `i128` pass, layer by layer.
 #[test]
-fn every_pass_and_the_parallel_layers_agree() {
+fn every_pass_the_parallel_layers_and_the_blocks_agree() {
     use crate::core::kernel::Isa;
     let mut rng = ChaCha8Rng::seed_from_u64(4099);
-    for max in [3, 1_000_000_000] {
-        let row = random_row(&mut rng, 300, max);
-        let base = closed::top::<i128, _>(&row, Isa::Baseline, None, &Never)
+    for (n, max) in [(300, 3), (300, 1_000_000_000), (97, 40)] {
+        let row = random_row(&mut rng, n, max);
+        let base = closed::top::<i128, _>(&row, Plan::plain(Isa::Baseline), &Never)
             .unwrap()
             .unwrap();
+        let blocks = [
+            None,
+            Some((8, 3)),
+            Some((16, 5)),
+            Some((40, 40)),
+            Some((1, 1)),
+        ];
         for isa in Isa::available() {
-            for parallel in [None, Some(16)] {
-                let narrow = closed::top::<Wrapping<i32>, _>(&row, isa, parallel, &Never)
+            for (parallel, blocks) in [None, Some(16)]
+                .into_iter()
+                .flat_map(|p| blocks.map(|b| (p, b)))
+            {
+                let plan = Plan {
+                    isa,
+                    parallel,
+                    blocks,
+                };
+                let narrow = closed::top::<Wrapping<i32>, _>(&row, plan, &Never)
                     .unwrap()
                     .unwrap();
-                let t = closed::top::<Wrapping<i64>, _>(&row, isa, parallel, &Never)
+                let t = closed::top::<Wrapping<i64>, _>(&row, plan, &Never)
                     .unwrap()
                     .unwrap();
                 for t in [narrow.widen(), t.widen()] {
-                    assert_eq!(t.inner, base.inner, "{isa:?} {parallel:?}");
+                    assert_eq!(t.inner, base.inner, "{plan:?}");
                     assert_eq!(t.without_first, base.without_first);
                     assert_eq!(t.without_last, base.without_last);
                 }
             }
         }
+    }
+}
+
+/// The service's plan (blocks of [`closed::BLOCK_CELLS`] by
+/// [`closed::BLOCK_LAYERS`], on every thread) on a row long enough to be
+/// blocked gives the same top as the plain layers.
+#[test]
+fn the_default_blocks_agree_with_the_plain_layers() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4160);
+    let n = 2 * closed::BLOCK_CELLS + 3 * closed::BLOCK_LAYERS + 7;
+    for max in [4, 1_000_000_000] {
+        let row = random_row(&mut rng, n, max);
+        let plain = closed::top::<Wrapping<i32>, _>(&row, Plan::plain(Plan::best().isa), &Never)
+            .unwrap()
+            .unwrap();
+        let best = closed::top::<Wrapping<i32>, _>(&row, Plan::best(), &Never)
+            .unwrap()
+            .unwrap();
+        assert_eq!(best.inner, plain.inner);
+        assert_eq!(best.without_first, plain.without_first);
+        assert_eq!(best.without_last, plain.without_last);
     }
 }
 
@@ -475,7 +513,7 @@ fn the_closed_form_equals_the_exact_dp_on_every_row_of_seven_and_eight_piles() {
     for (n, max) in [(7, 4), (8, 3)] {
         for row in all_rows(n, max).into_iter().filter(|r| r.len() == n) {
             let exact = dp::row_functions(&row, &Never).unwrap();
-            let t = closed::top::<Wrapping<i32>, _>(&row, isa, None, &Never)
+            let t = closed::top::<Wrapping<i32>, _>(&row, Plan::plain(isa), &Never)
                 .unwrap()
                 .unwrap_or_else(|| panic!("tripped on {row:?}"));
             assert_eq!(
@@ -493,7 +531,6 @@ fn the_closed_form_equals_the_exact_dp_on_every_row_of_seven_and_eight_piles() {
 #[ignore = "about 20 s; run by hand"]
 fn the_closed_form_equals_the_exact_dp_on_long_rows() {
     let mut rng = ChaCha8Rng::seed_from_u64(1000);
-    let isa = crate::core::kernel::Isa::detect();
     for case in 0..60 {
         let n = rng.random_range(100..=1000);
         let row = match case % 3 {
@@ -502,7 +539,7 @@ fn the_closed_form_equals_the_exact_dp_on_long_rows() {
             _ => (0..n).map(|_| MAX_PILE - rng.random_range(0..=3)).collect(),
         };
         let exact = dp::row_functions(&row, &Never).unwrap();
-        let t = closed::top::<i128, _>(&row, isa, Some(closed::PARALLEL_CHUNK), &Never)
+        let t = closed::top::<i128, _>(&row, Plan::best(), &Never)
             .unwrap()
             .unwrap_or_else(|| panic!("tripped on {row:?}"));
         assert_eq!(
