@@ -49,7 +49,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub remoteness: bool,
     /// Row sizes of the remoteness table (comma-separated); 200000 takes
-    /// hours today (docs/game.md §5).
+    /// about 11 s on two cores (docs/game.md §5).
     #[arg(long, value_delimiter = ',', default_value = "1000,20000")]
     pub remoteness_sizes: Vec<usize>,
 }

@@ -18,7 +18,7 @@ pub struct SuggestArgs {
     pub variant: Variant,
     /// The remoteness (how many plies the game lasts under perfect play):
     /// `auto` computes it for rows of at most 20,000 piles in the two-ends
-    /// game (under a second: it is O(n²), about 1 ms at n = 1,000, 0.2 s
+    /// game (under a second: it is O(n²), about 1 ms at n = 1,000, 0.15 s
     /// at n = 20,000) and for every leftmost row (O(n)),
     /// `always` for any row, `never` not at all.
     #[arg(long, value_enum, default_value_t = RemotenessMode::Auto)]
@@ -115,7 +115,7 @@ pub fn run(args: SuggestArgs) -> ExitCode {
         ),
         None if args.remoteness == RemotenessMode::Auto => println!(
             "remoteness: not computed for a two-ends row of more than {AUTO_MAX_PILES} piles \
-             (--remoteness always computes it: O(n²), about 70 s at n = 20,000)"
+             (--remoteness always computes it: O(n²), about 11 s at n = 200,000)"
         ),
         None => {}
     }

@@ -57,11 +57,11 @@ mod tests {
         assert_eq!(remoteness_cells_of(10, true, 20), 45 * 20);
         assert_eq!(remoteness_cells_of(1, true, 20), 1);
         assert_eq!(remoteness_cells_of(10, false, 20), 10);
-        // The defaults: 40e9 cells at 20 hold a row of 61,721 piles.
-        let n = max_remoteness_piles(40_000_000_000, 20);
-        assert_eq!(n, 61721);
-        let cost = |n: usize| cells_of(n, true) + remoteness_cells_of(n, true, 20);
-        assert!(cost(61721) <= 40_000_000_000 && cost(61722) > 40_000_000_000);
+        // The defaults: 26e10 cells at 12 hold a row of 200,000 piles.
+        let n = max_remoteness_piles(260_000_000_000, 12);
+        assert_eq!(n, 200_000);
+        let cost = |n: usize| cells_of(n, true) + remoteness_cells_of(n, true, 12);
+        assert!(cost(200_000) <= 260_000_000_000 && cost(200_001) > 260_000_000_000);
         assert_eq!(max_remoteness_piles(0, 1), 1);
         assert_eq!(max_remoteness_piles(u64::MAX, 1), 1 << 32);
     }

@@ -3,9 +3,9 @@
 //! it costs in admission, the refusal of a request no budget can hold, and
 //! its encoding on the wire.
 //!
-//! The two-ends remoteness is O(n²) with a constant 10–17 times the
-//! verdict's kernel's (about 0.2 s at n = 20,000), so a row's remoteness
-//! is charged `limits.remoteness_cell_factor` (default 20) times its
+//! The two-ends remoteness is O(n²) with a constant 8–13 times the
+//! verdict's kernel's (about 0.15 s at n = 20,000), so a row's remoteness
+//! is charged `limits.remoteness_cell_factor` (default 12) times its
 //! verdict's cell updates, on top of the verdict's: the
 //! budget then bounds the remoteness work in flight as it bounds the
 //! verdicts', and a row too large for the whole budget is refused at the

@@ -58,6 +58,19 @@ fn defaults_load() {
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
 
+/// The default cell budget admits the remoteness of the largest row the
+/// default `max_piles` lets in (SuggestMove or a Solve case with
+/// `want_remoteness`), alone.
+#[test]
+fn the_default_budget_holds_the_remoteness_of_the_largest_row() {
+    let c = Config::defaults().unwrap();
+    let largest = crate::service::config::costs::max_remoteness_piles(
+        c.limits.max_cells_in_flight.get(),
+        c.limits.remoteness_cell_factor.get(),
+    );
+    assert!(largest >= c.limits.max_piles.get() as u64, "{largest}");
+}
+
 #[test]
 fn metrics_and_connection_age_from_every_layer() {
     let dir = tempfile::tempdir().unwrap();
@@ -625,8 +638,8 @@ fn the_analysis_remoteness_bound_fits_the_cell_budget() {
     assert_eq!(c.limits.analysis_remoteness_max_piles, 4096);
     let key = "STONEGAME_LIMITS__ANALYSIS_REMOTENESS_MAX_PILES";
     let cells = "STONEGAME_LIMITS__MAX_CELLS_IN_FLIGHT";
-    // 10^6 cells at a factor of 20: n(n − 1)/2 ≤ 50,000, so n ≤ 316.
-    for (bound, fits) in [("316", true), ("317", false), ("1000", false), ("0", true)] {
+    // 10^6 cells at a factor of 12: n(n − 1)/2 ≤ 83,333, so n ≤ 408.
+    for (bound, fits) in [("408", true), ("409", false), ("1000", false), ("0", true)] {
         let got = Config::load(
             None,
             env(&[(key, bound), (cells, "1000000")]),
@@ -640,7 +653,7 @@ fn the_analysis_remoteness_bound_fits_the_cell_budget() {
                 let e = e.to_string();
                 assert!(e.contains("limits.analysis_remoteness_max_piles"), "{e}");
                 assert!(e.contains("limits.max_cells_in_flight = 1000000"), "{e}");
-                assert!(e.contains("at most 316 fits"), "{e}");
+                assert!(e.contains("at most 408 fits"), "{e}");
             }
             other => panic!("{bound}: {other:?}"),
         }
@@ -653,5 +666,5 @@ fn the_analysis_remoteness_bound_fits_the_cell_budget() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("at most 63246 fits"), "{e}");
+    assert!(e.contains("at most 208167 fits"), "{e}");
 }

@@ -242,9 +242,9 @@ export type SolveRequest = Message<"stonegame.v1.SolveRequest"> & {
 
   /**
    * Also compute each valid case's remoteness (CaseResult.remoteness). A
-   * two-ends row costs `limits.remoteness_cell_factor` (default 3,000)
-   * times its verdict's cell updates in admission (docs/configuration.md):
-   * about 0.15 s at n = 1,000, growing as n^2.
+   * two-ends row costs `limits.remoteness_cell_factor` (default 12) times
+   * its verdict's cell updates more in admission (docs/configuration.md):
+   * about 1 ms at n = 1,000 and 11 s at n = 200,000, growing as n^2.
    *
    * @generated from field: bool want_remoteness = 2;
    */
@@ -514,10 +514,10 @@ export type SuggestMoveRequest = Message<"stonegame.v1.SuggestMoveRequest"> & {
   /**
    * Also compute the remoteness: of the position, after each listed move,
    * and every move as `move_ranges`. A two-ends row costs
-   * `limits.remoteness_cell_factor` (default 3,000) times its verdict's
-   * cell updates in admission (docs/configuration.md): about 0.15 s at
-   * n = 1,000, growing as n^2; larger than the server's whole budget is
-   * RESOURCE_EXHAUSTED.
+   * `limits.remoteness_cell_factor` (default 12) times its verdict's cell
+   * updates more in admission (docs/configuration.md): about 1 ms at
+   * n = 1,000 and 11 s at n = 200,000, growing as n^2; larger than the
+   * server's whole budget is RESOURCE_EXHAUSTED.
    *
    * @generated from field: bool want_remoteness = 5;
    */
