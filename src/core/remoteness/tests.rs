@@ -473,7 +473,8 @@ fn every_pass_the_parallel_layers_and_the_blocks_agree() {
                 let t = closed::top::<Wrapping<i64>, _>(&row, plan, &Never)
                     .unwrap()
                     .unwrap();
-                for t in [narrow.widen(), t.widen()] {
+                let wide = closed::top::<i128, _>(&row, plan, &Never).unwrap().unwrap();
+                for t in [narrow.widen(), t.widen(), wide] {
                     assert_eq!(t.inner, base.inner, "{plan:?}");
                     assert_eq!(t.without_first, base.without_first);
                     assert_eq!(t.without_last, base.without_last);
@@ -526,20 +527,26 @@ fn the_closed_form_equals_the_exact_dp_on_every_row_of_seven_and_eight_piles() {
 }
 
 /// The closed form against the exact DP on long random rows (100–1,000
-/// piles; about 20 s): run by hand, its figures in docs/game.md §5.
+/// piles, then three of 4,500 that run in cache blocks), through the
+/// service's path (`top_wide`: the row's width, blocks, every thread);
+/// about 30 s: run by hand, its figures in docs/game.md §5.
 #[test]
-#[ignore = "about 20 s; run by hand"]
+#[ignore = "about 30 s; run by hand"]
 fn the_closed_form_equals_the_exact_dp_on_long_rows() {
     let mut rng = ChaCha8Rng::seed_from_u64(1000);
-    for case in 0..60 {
-        let n = rng.random_range(100..=1000);
+    for case in 0..63 {
+        let n = if case < 60 {
+            rng.random_range(100..=1000)
+        } else {
+            4500
+        };
         let row = match case % 3 {
             0 => random_row(&mut rng, n, 5),
             1 => random_row(&mut rng, n, 1_000_000_000),
             _ => (0..n).map(|_| MAX_PILE - rng.random_range(0..=3)).collect(),
         };
         let exact = dp::row_functions(&row, &Never).unwrap();
-        let t = closed::top::<i128, _>(&row, Plan::best(), &Never)
+        let t = closed::top_wide(&row, &Never)
             .unwrap()
             .unwrap_or_else(|| panic!("tripped on {row:?}"));
         assert_eq!(
