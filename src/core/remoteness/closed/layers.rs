@@ -1,262 +1,14 @@
-//! The two-ends remoteness in O(1) per interval, from the closed form of
-//! the lost rows (docs/game.md §5, "The closed form"): every lost row
-//! `(x, I, y)` with x, y ≥ 1 has remoteness `2m + δ(I) + 2·[m < max(L, R)]`,
-//! m = min(x, y), with one integer δ per interior I. That form is a
-//! conjecture, checked against the game tree and the exact piecewise-linear
-//! DP ([`super::dp`]); this algorithm is exact wherever it holds.
-//!
-//! Each interval keeps five numbers ([`Interval`]): its `left`/`right`
-//! table entries L and R, δ, and the remoteness of its two lost rows with
-//! one end pile removed, `rem(L, I)` and `rem(I, R)`. An interval's numbers
-//! come from its two sub-intervals of one pile fewer by evaluating the
-//! curve recursion at its first point (y = 1, or 2 when R = 1). Only the
-//! previous layer of interval lengths is kept (O(n) memory, O(n²) time),
-//! as five arrays, and a layer pass is branch-free so that it vectorises;
-//! it is compiled per instruction set like the verdict kernels.
-
-use std::num::Wrapping;
+//! The layers of the closed form: a pass over one layer of intervals
+//! (five arrays, compiled per instruction set), cache blocks of several
+//! layers, the plan that says how to run them, and [`top`], which runs a
+//! row up to its interior in O(n) memory.
 
 use rayon::prelude::*;
 
-use super::super::cancel::Cancel;
-use super::super::kernel::{Isa, multiversion};
-use super::dp::{RowFunctions, Scratch, left_free, right_free};
-use super::pl::{END, Pl};
-
-/// The signed integer every number of an interval is kept in: the
-/// narrowest of `i32`, `i64` and `i128` that holds [`value_bound`] with
-/// room to spare ([`top_wide`] picks it). Narrower numbers put more
-/// intervals in one vector instruction: `i32` runs twice as fast as `i64`.
-pub trait Value:
-    Copy
-    + Default
-    + Ord
-    + Send
-    + Sync
-    + std::ops::Add<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + std::ops::BitOr<Output = Self>
-    + std::ops::BitAnd<Output = Self>
-    + 'static
-{
-    /// A value far above every remoteness, still safe to add 1 to.
-    const HUGE: Self;
-    /// `v` as a value.
-    fn of(v: u64) -> Self;
-    /// The value as an `i128`.
-    fn wide(self) -> i128;
-    /// 1 if `b` else 0.
-    fn bit(b: bool) -> Self;
-}
-
-// `i32` and `i64` wrap: no number of a row of their width comes near
-// overflow ([`width`]), and overflow checks (on in test builds) would keep
-// the pass from vectorising.
-impl Value for Wrapping<i32> {
-    const HUGE: Self = Wrapping(i32::MAX - 1);
-    #[inline(always)]
-    fn of(v: u64) -> Self {
-        Wrapping(v as i32)
-    }
-    #[inline(always)]
-    fn wide(self) -> i128 {
-        i128::from(self.0)
-    }
-    #[inline(always)]
-    fn bit(b: bool) -> Self {
-        Wrapping(b as i32)
-    }
-}
-
-impl Value for Wrapping<i64> {
-    const HUGE: Self = Wrapping(i64::MAX - 1);
-    #[inline(always)]
-    fn of(v: u64) -> Self {
-        Wrapping(v as i64)
-    }
-    #[inline(always)]
-    fn wide(self) -> i128 {
-        i128::from(self.0)
-    }
-    #[inline(always)]
-    fn bit(b: bool) -> Self {
-        Wrapping(b as i64)
-    }
-}
-
-impl Value for i128 {
-    const HUGE: Self = i128::MAX / 4;
-    #[inline(always)]
-    fn of(v: u64) -> Self {
-        i128::from(v)
-    }
-    #[inline(always)]
-    fn wide(self) -> i128 {
-        self
-    }
-    #[inline(always)]
-    fn bit(b: bool) -> Self {
-        b as i128
-    }
-}
-
-/// A bound on every number the layers of a row keep or compute, while the
-/// tripwire holds (δ of an interval of k piles in `0 ..= 2k`): table
-/// entries are at most the largest pile + 1, and every remoteness is a
-/// curve value `2m + δ + 2` (m ≤ largest pile + 1) plus a few plies.
-pub fn value_bound(piles: &[u64]) -> u128 {
-    let max = u128::from(piles.iter().copied().max().unwrap_or(0));
-    2 * max + 2 * piles.len() as u128 + 64
-}
-
-/// The width the layers of a row run in: `i32` when [`value_bound`] is
-/// below its [`Value::HUGE`] (piles up to about 10^9), `i64` likewise
-/// (piles below 2^62), else `i128`.
-pub fn width(piles: &[u64]) -> u32 {
-    match value_bound(piles) {
-        b if b < <Wrapping<i32>>::HUGE.0 as u128 => 32,
-        b if b < <Wrapping<i64>>::HUGE.0 as u128 => 64,
-        _ => 128,
-    }
-}
-
-/// What an interval I keeps: `l = L`, `r = R` (the end piles that make
-/// `(L, I)` and `(I, R)` lost; 0 when I itself is lost), `delta = δ(I)`,
-/// `c0 = rem(L, I)` and `cr = rem(I, R)`. The empty interval has all five 0.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Interval<T> {
-    pub l: T,
-    pub r: T,
-    pub delta: T,
-    pub c0: T,
-    pub cr: T,
-}
-
-/// `f(y)` of an interior with end values `(l, r)`, y ≥ 1: the left pile
-/// that makes `(f(y), I, y)` lost (docs/game.md §1: the same step as the
-/// `left` table's).
-#[inline(always)]
-fn curve<T: Value>(l: T, r: T, y: T) -> T {
-    let plus = T::bit((y < r) & (y >= l));
-    let minus = T::bit((y > r) & (y <= l));
-    let v = y + plus - minus;
-    if y == r { T::default() } else { v }
-}
-
-/// `f⁻¹(x)` of an interior with end values `(l, r)`, x ≥ 1 (the `right`
-/// table's step).
-#[inline(always)]
-fn curve_inv<T: Value>(l: T, r: T, x: T) -> T {
-    curve(r, l, x)
-}
-
-impl<T: Value> Interval<T> {
-    /// The same numbers as `i128`.
-    pub fn widen(&self) -> Interval<i128> {
-        Interval {
-            l: self.l.wide(),
-            r: self.r.wide(),
-            delta: self.delta.wide(),
-            c0: self.c0.wide(),
-            cr: self.cr.wide(),
-        }
-    }
-
-    /// `C(y)` by the closed form, for y ≥ 1 other than R: the remoteness
-    /// of the lost row `(f(y), I, y)`, `2m + δ + 2·[m < max(L, R)]` with
-    /// `m = min(f(y), y)`.
-    #[inline(always)]
-    fn formula(&self, y: T) -> T {
-        let m = y - T::bit((self.l > self.r) & (self.r < y) & (y <= self.l));
-        let high = T::bit(m < self.l.max(self.r));
-        m + m + self.delta + high + high
-    }
-
-    /// `C(y)` for any y ≥ 1.
-    #[inline(always)]
-    fn curve_at(&self, y: T) -> T {
-        if y == self.r {
-            self.cr
-        } else {
-            self.formula(y)
-        }
-    }
-
-    /// The remoteness of the row `(x, I, y)`, x, y ≥ 1: lost on the curve,
-    /// else 1 + the smaller of its (at most two) lost children's.
-    #[inline(always)]
-    pub fn row(&self, x: T, y: T) -> T {
-        let one = T::of(1);
-        let fy = curve(self.l, self.r, y);
-        let yi = curve_inv(self.l, self.r, x);
-        let cy = self.curve_at(y);
-        let cyi = if yi == T::default() {
-            self.c0
-        } else {
-            self.curve_at(yi)
-        };
-        let a = if fy < x { cy } else { T::HUGE };
-        let b = if yi < y { cyi } else { T::HUGE };
-        if x == fy { cy } else { one + a.min(b) }
-    }
-
-    /// The interval `a, …, b` from its sub-intervals of one pile fewer:
-    /// `without_last = (a, …)` and `without_first = (…, b)` (both empty
-    /// for an interval of one pile, a = b).
-    #[inline(always)]
-    pub fn extend(a: T, b: T, without_last: &Self, without_first: &Self) -> Self {
-        let (k2, k) = (without_last, without_first);
-        let zero = T::default();
-        let one = T::of(1);
-        // L makes (L, k2, b) lost; R makes (a, k, R) lost.
-        let l = curve(k2.l, k2.r, b);
-        let r = curve_inv(k.l, k.r, a);
-        // rem(L, I) = C_k2(b), rem(I, R) = C_k(R) (R ≠ R of k, as a ≥ 1).
-        let c0 = k2.curve_at(b);
-        let cr = if r == zero { k.c0 } else { k.formula(r) };
-        // C of I at its first point y0 ≥ 1 other than R, by the recursion
-        // C(y0) = 1 + max(rem(I, y0), rem(f(y0), I), 1 + C(1) if y0 = 2,
-        //                 1 + C(0) if 1 ≤ L < f(y0)).
-        let second = r == one;
-        let y0 = one + T::bit(second);
-        let fy = curve(l, r, y0);
-        // rem(I, y0) = rem(a, k, y0): its lost children are (f_k(y0), k, y0)
-        // and (a, k, R), the latter of remoteness rem(I, R).
-        let fk = curve(k.l, k.r, y0);
-        let ck = k.curve_at(y0);
-        let t1 = {
-            let p = if fk < a { ck } else { T::HUGE };
-            let q = if r < y0 { cr } else { T::HUGE };
-            if a == fk { ck } else { one + p.min(q) }
-        };
-        // rem(f(y0), I) = rem(f(y0), k2, b): its lost children are
-        // (L, k2, b), of remoteness rem(L, I), and (f(y0), k2, f_k2⁻¹(f(y0))).
-        let yi = curve_inv(k2.l, k2.r, fy);
-        let cyi = if yi == zero { k2.c0 } else { k2.formula(yi) };
-        let t2 = {
-            let p = if l < fy { c0 } else { T::HUGE };
-            let q = if yi < b { cyi } else { T::HUGE };
-            if fy == l { c0 } else { one + p.min(q) }
-        };
-        let mut longest = t1.max(t2);
-        if second {
-            longest = longest.max(cr + one);
-        }
-        if (one <= l) & (l < fy) {
-            longest = longest.max(c0 + one);
-        }
-        let c = one + longest;
-        let m = fy.min(y0);
-        let high = T::bit(m < l.max(r));
-        Interval {
-            l,
-            r,
-            delta: c - m - m - high - high,
-            c0,
-            cr,
-        }
-    }
-}
+use super::interval::Interval;
+use super::value::Value;
+use crate::core::cancel::Cancel;
+use crate::core::kernel::{Isa, multiversion};
 
 /// One layer of intervals of one length, by first index, as five arrays.
 #[derive(Debug, Clone, Default)]
@@ -471,6 +223,26 @@ impl<T: Value> Layer<T> {
     }
 }
 
+/// Whether `work` returns true for any of `jobs` (each with its index),
+/// run on rayon's pool when `split`, else one after another here.
+fn any<J: Send>(
+    jobs: Vec<J>,
+    split: bool,
+    work: impl Fn((usize, J)) -> bool + Sync + Send,
+) -> bool {
+    if split {
+        jobs.into_par_iter()
+            .enumerate()
+            .map(work)
+            .reduce(|| false, |x, y| x | y)
+    } else {
+        jobs.into_iter()
+            .enumerate()
+            .map(work)
+            .fold(false, |x, y| x | y)
+    }
+}
+
 /// One cache block's two layers.
 struct Block<T> {
     cur: Layer<T>,
@@ -577,23 +349,15 @@ pub fn top<T: Value, C: Cancel + ?Sized>(
             });
         }
         let (src, a) = (&layer, &a[..]);
-        let outs = next.chunks(count, c);
-        let work = |(j, (out, block)): (usize, (Out<'_, T>, &mut Block<T>))| {
+        let jobs: Vec<_> = next
+            .chunks(count, c)
+            .into_iter()
+            .zip(blocks.iter_mut())
+            .collect();
+        let split = parallel.is_some() && rayon::current_num_threads() > 1;
+        tripped |= any(jobs, split, |(j, (out, block))| {
             advance_block(a, src, (j * c, done, s), block, isa, out)
-        };
-        tripped |= if parallel.is_some() && rayon::current_num_threads() > 1 {
-            outs.into_par_iter()
-                .zip(blocks.par_iter_mut())
-                .enumerate()
-                .map(work)
-                .reduce(|| false, |x, y| x | y)
-        } else {
-            outs.into_iter()
-                .zip(blocks.iter_mut())
-                .enumerate()
-                .map(work)
-                .fold(false, |x, y| x | y)
-        };
+        });
         if tripped {
             return Ok(None);
         }
@@ -623,20 +387,9 @@ pub fn top<T: Value, C: Cancel + ?Sized>(
             pass(isa, job, out, &mut t);
             t
         };
-        let outs = next.chunks(count, c);
         // A layer in one chunk runs here: handing it to the pool costs
         // more than it takes.
-        tripped |= if c < count {
-            outs.into_par_iter()
-                .enumerate()
-                .map(work)
-                .reduce(|| false, |x, y| x | y)
-        } else {
-            outs.into_iter()
-                .enumerate()
-                .map(work)
-                .fold(false, |x, y| x | y)
-        };
+        tripped |= any(next.chunks(count, c), c < count, work);
         if tripped {
             return Ok(None);
         }
@@ -659,60 +412,4 @@ pub fn top<T: Value, C: Cancel + ?Sized>(
         without_first,
         without_last,
     }))
-}
-
-/// The top of a two-ends row of n ≥ 2 piles in `i128` numbers, computed
-/// in the [`width`] the row allows; `None` when the tripwire went off.
-pub fn top_wide<C: Cancel + ?Sized>(
-    piles: &[u64],
-    cancel: &C,
-) -> Result<Option<Top<i128>>, C::Stop> {
-    let plan = Plan::best();
-    Ok(match width(piles) {
-        32 => top::<Wrapping<i32>, C>(piles, plan, cancel)?.map(|t| t.widen()),
-        64 => top::<Wrapping<i64>, C>(piles, plan, cancel)?.map(|t| t.widen()),
-        _ => top::<i128, C>(piles, plan, cancel)?,
-    })
-}
-
-/// The DP's functions of the whole row (n ≥ 2) from its top: the curve of
-/// its interior as a piecewise-linear function, then `P` and `Q` by the
-/// DP's own steps.
-pub fn row_functions(piles: &[u64], t: &Top<i128>) -> RowFunctions {
-    let n = piles.len();
-    let iv = &t.inner;
-    let mut ws = Scratch::default();
-    curve_function(iv, &mut ws.c);
-    let (first, last) = (i128::from(piles[0]), i128::from(piles[n - 1]));
-    let mut left = Pl::default();
-    let mut right = Pl::default();
-    left_free(&mut ws, iv.l, iv.r, last, t.without_first, &mut left);
-    right_free(&mut ws, iv.l, iv.r, first, t.without_last, &mut right);
-    let max_pieces = ws.c.len().max(left.len()).max(right.len());
-    RowFunctions {
-        left,
-        right,
-        max_pieces,
-    }
-}
-
-/// Into `out`: the curve `C(y)` of an interval on `0 .. END`, from its
-/// closed form (`C(0) = rem(L, I)`, `C(R) = rem(I, R)`): linear between
-/// the points where a case of the form changes.
-fn curve_function(iv: &Interval<i128>, out: &mut Pl) {
-    let (l, r) = (iv.l, iv.r);
-    let mu = l.max(r);
-    let mut cuts = [0, 1, r, r + 1, l, l + 1, mu, mu + 1];
-    cuts.sort_unstable();
-    let at = |y: i128| if y == 0 { iv.c0 } else { iv.curve_at(y) };
-    out.clear();
-    for (k, &s) in cuts.iter().enumerate() {
-        let e = cuts.get(k + 1).copied().unwrap_or(END);
-        if s >= e {
-            continue;
-        }
-        // A piece of one point leans towards the next, so that it merges
-        // with it when they are collinear.
-        out.push(s, at(s), at(s + 1) - at(s));
-    }
 }
