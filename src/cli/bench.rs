@@ -50,7 +50,7 @@ pub struct BenchArgs {
     pub remoteness: bool,
     /// Row sizes of the remoteness table (comma-separated); 200000 takes
     /// about 11 s on two cores (docs/game.md §5).
-    #[arg(long, value_delimiter = ',', default_value = "1000,20000")]
+    #[arg(long, value_delimiter = ',', default_value = "1000,20000,200000")]
     pub remoteness_sizes: Vec<usize>,
 }
 
