@@ -269,6 +269,15 @@ fn cancellation_stops_the_dp() {
         remoteness_cancellable(&v, Variant::TwoEnds, &|| false),
         Ok(remoteness(&v, Variant::TwoEnds))
     );
+    // A row long enough for cache blocks stops between block steps.
+    let long: Vec<u64> = (1..=4300).collect();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let stop_later = || calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 2;
+    assert_eq!(
+        remoteness_with(&valid(&long), Variant::TwoEnds, &stop_later),
+        Err(Cancelled)
+    );
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 3);
 }
 
 fn pile() -> impl Strategy<Value = u64> {
