@@ -13,7 +13,9 @@
 //! * [`best_move`] — a fastest winning move, or in a lost position a
 //!   move that resists longest;
 //! * [`after_move`] — the remoteness one move leaves, from the ranges;
-//! * [`exhaustive`] — the game-tree truth for small rows.
+//! * [`exhaustive`] — the game-tree truth for small rows;
+//! * [`closed_form_differs`] — the closed form against the exact DP on one
+//!   row (tests, fuzzing and checks by hand of the conjecture).
 //!
 //! Two-ends rows run the closed form ([`closed`]): five numbers per
 //! interval from its two sub-intervals, O(1) each, O(n²) time and O(n)
@@ -171,6 +173,57 @@ fn row_functions<C: Cancel + ?Sized>(
         Some(t) => Ok(closed::row_functions(piles, &t)),
         None => dp::row_functions(piles, cancel),
     }
+}
+
+/// The closed form (as the service runs it: the row's width, cache
+/// blocks, every thread) against the exact DP, which assumes nothing
+/// unproven (docs/game.md §5), on one two-ends row of at least two piles:
+/// `None` when they give the same remoteness and the same remoteness after
+/// every move of either end (compared at each end and the next point of
+/// every range of either), else what differs, or that the tripwire went
+/// off. A counterexample to the conjecture would show here. The DP costs
+/// hundreds of times the closed form: for checks, not for answers.
+///
+/// # Panics
+/// If `piles` has fewer than two piles.
+pub fn closed_form_differs(piles: &[u64]) -> Option<String> {
+    let n = piles.len();
+    assert!(n >= 2, "two piles at least");
+    let Ok(exact) = dp::row_functions(piles, &Never);
+    let Ok(top) = closed::top_wide(piles, &Never);
+    let Some(top) = top else {
+        return Some(format!("the tripwire went off on {piles:?}"));
+    };
+    let got = closed::row_functions(piles, &top);
+    let (closed, dp) = (
+        top.remoteness(piles[0], piles[n - 1]),
+        exact.left.eval(i128::from(piles[0])),
+    );
+    if closed != dp {
+        return Some(format!(
+            "{piles:?}: remoteness {closed} (closed form) != {dp} (DP)"
+        ));
+    }
+    for (side, pile, got, want) in [
+        (Side::Left, piles[0], &got.left, &exact.left),
+        (Side::Right, piles[n - 1], &got.right, &exact.right),
+    ] {
+        let mut ranges = dp::ranges(got, side, pile);
+        ranges.extend(dp::ranges(want, side, pile));
+        for r in ranges {
+            for x in [r.left_min, r.left_min + 1, r.left_max] {
+                let x = i128::from(x);
+                if x < i128::from(pile) && got.eval(x) != want.eval(x) {
+                    return Some(format!(
+                        "{piles:?}: leaving {x} on the {side:?} pile: {} (closed form) != {} (DP)",
+                        got.eval(x),
+                        want.eval(x)
+                    ));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Orders ranges best first for the mover: winning ranges before losing
