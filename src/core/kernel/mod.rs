@@ -104,6 +104,14 @@ macro_rules! multiversion {
 }
 pub(crate) use multiversion;
 
+/// Whether splitting work over rayon's pool can pay: the pool has more
+/// than one thread. Handing each step to a pool of one costs more than it
+/// saves (the verdict: 27–31 ms instead of 17 at n = 20,000), so the
+/// layer kernels and the remoteness's layers run such steps here.
+pub fn pool_can_split() -> bool {
+    rayon::current_num_threads() > 1
+}
+
 /// Width of a block in cells. A block's working set (four layer buffers of
 /// one byte per cell, two rows of 16-bit coordinates and the `E`/`F` bytes of
 /// the codes kernel: about 10 bytes per cell) then fits a 32 KiB L1 data
@@ -118,8 +126,7 @@ pub struct KernelOptions {
     /// Instruction set of the kernel (falls back to what the CPU has).
     pub isa: Isa,
     /// Run the independent blocks of one large row on the rayon pool, when
-    /// it has more than one thread (handing each block step to a pool of
-    /// one costs more than it saves: 27–31 ms instead of 17 at n = 20,000).
+    /// it has more than one thread ([`pool_can_split`]).
     pub parallel: bool,
     /// Use cache blocking for wide layers (turned off only to test it).
     pub blocking: bool,
@@ -227,7 +234,7 @@ pub fn run_layers<T: Copy + Default + Send + Sync, C: Cancel + ?Sized>(
                 out_l.copy_from_slice(&st.l[..w]);
                 out_r.copy_from_slice(&st.r[..w]);
             };
-            if opts.parallel && rayon::current_num_threads() > 1 {
+            if opts.parallel && pool_can_split() {
                 dl.par_chunks_mut(BLOCK_CELLS)
                     .zip(dr.par_chunks_mut(BLOCK_CELLS))
                     .zip(blocks.par_iter_mut())

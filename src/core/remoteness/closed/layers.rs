@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::interval::Interval;
 use super::value::Value;
 use crate::core::cancel::Cancel;
-use crate::core::kernel::{Isa, multiversion};
+use crate::core::kernel::{Isa, multiversion, pool_can_split};
 
 /// One layer of intervals of one length, by first index, as five arrays.
 #[derive(Debug, Clone, Default)]
@@ -354,7 +354,7 @@ pub fn top<T: Value, C: Cancel + ?Sized>(
             .into_iter()
             .zip(blocks.iter_mut())
             .collect();
-        let split = parallel.is_some() && rayon::current_num_threads() > 1;
+        let split = parallel.is_some() && pool_can_split();
         tripped |= any(jobs, split, |(j, (out, block))| {
             advance_block(a, src, (j * c, done, s), block, isa, out)
         });
@@ -371,7 +371,7 @@ pub fn top<T: Value, C: Cancel + ?Sized>(
         let kk = T::of(k as u64);
         // One chunk when the layer is not split.
         let c = parallel
-            .filter(|&c| count >= 2 * c && rayon::current_num_threads() > 1)
+            .filter(|&c| count >= 2 * c && pool_can_split())
             .unwrap_or(count);
         let prev = &layer;
         let work = |(j, out): (usize, Out<'_, T>)| {
