@@ -86,6 +86,7 @@ const resignYes = $<HTMLButtonElement>("resign-yes");
 const resignNo = $<HTMLButtonElement>("resign-no");
 const analyzeLink = $<HTMLAnchorElement>("analyze-link");
 const hintsEl = $<HTMLElement>("hints");
+const pickEl = $<HTMLElement>("pick");
 const movesEl = $<HTMLOListElement>("moves");
 const analysisSection = $<HTMLElement>("analysis");
 const verdictEl = $<HTMLElement>("verdict");
@@ -94,6 +95,8 @@ const botStepBtn = $<HTMLButtonElement>("bot-step");
 const anPlayBtn = $<HTMLButtonElement>("an-play");
 const anLastEl = $<HTMLElement>("an-last");
 const rangesEl = $<HTMLOListElement>("ranges");
+const anVariantEl = $<HTMLElement>("an-variant");
+const anGameLink = $<HTMLAnchorElement>("an-game");
 
 // ---- storage ---------------------------------------------------------------
 
@@ -174,6 +177,11 @@ let running: AbortController | null = null;
 let generation = 0;
 /** The bot's latest move, marked on the board until the human moves. */
 let lastBot: { index: number; side: Side; removed: boolean } | null = null;
+/**
+ * The stones selected on the board by a first tap (or the keyboard): the
+ * end pile (original index) and how many; a second tap on them takes them.
+ */
+let picked: { index: number; side: Side; take: bigint } | null = null;
 /** Piles of the hidden middle shown after clicks on `.elided`, per board. */
 const revealed = new Map<HTMLElement, number>();
 
@@ -392,6 +400,107 @@ function drawBoard(): void {
   if (mark && !mark.removed) {
     board.querySelector<HTMLElement>(`.pile[data-index="${mark.index}"]`)?.classList.add("last-move");
   }
+  for (const pile of board.querySelectorAll<HTMLElement>(".pile.clickable")) {
+    // An end pile is a control: Tab reaches it, ↓/↑ select stones, Enter takes them.
+    pile.tabIndex = 0;
+    pile.setAttribute("role", "button");
+    const where = pile.classList.contains("end-left") ? "left" : "right";
+    const size = pile.dataset.size ?? "";
+    pile.setAttribute(
+      "aria-label",
+      `${where} end pile, ${size} stone${size === "1" ? "" : "s"}: arrow down selects stones, Enter takes them`,
+    );
+  }
+  showPick();
+}
+
+// ---- selecting stones (two taps) -------------------------------------------
+
+function sideName(side: Side): string {
+  return side === Side.RIGHT ? "right" : "left";
+}
+
+/** Marks the selection on the board, the take box and `#pick`; clears a selection whose pile is gone. */
+function showPick(): void {
+  for (const el of board.querySelectorAll(".picked")) el.classList.remove("picked");
+  takeLeft.classList.remove("armed");
+  takeRight.classList.remove("armed");
+  const p = picked;
+  const pile = p ? board.querySelector<HTMLElement>(`.pile.clickable[data-index="${p.index}"]`) : null;
+  if (!p || !pile) {
+    picked = null;
+    pickEl.textContent = "";
+    return;
+  }
+  pile.classList.add("picked");
+  for (const stone of pile.querySelectorAll<HTMLElement>(".stone[data-take]")) {
+    if (BigInt(stone.dataset.take ?? "0") <= p.take) stone.classList.add("picked");
+  }
+  (p.side === Side.RIGHT ? takeRight : takeLeft).classList.add("armed");
+  pickEl.textContent = `selected: take ${p.take} from the ${sideName(p.side)}; tap again (or Enter) to take, Esc to cancel`;
+}
+
+function clearPick(): void {
+  if (picked === null) return;
+  picked = null;
+  showPick();
+}
+
+function canPick(): boolean {
+  return game !== null && running === null && isHumanTurn(game);
+}
+
+function pileSide(pile: HTMLElement): Side {
+  return pile.classList.contains("end-left") ? Side.LEFT : Side.RIGHT;
+}
+
+function pick(pile: HTMLElement, take: bigint): void {
+  picked = { index: Number(pile.dataset.index), side: pileSide(pile), take };
+  takeInput.value = take.toString();
+  showPick();
+}
+
+/**
+ * A tap on an end pile: on a stone, `stoneTake` (that stone and all above
+ * it), elsewhere null (the number in the take box). The first tap selects;
+ * a second one on the selection (the same stone, or the pile off its
+ * stones) takes it. Never a move in one tap.
+ */
+function tapPile(pile: HTMLElement, stoneTake: bigint | null): void {
+  if (!canPick()) return;
+  const p = picked;
+  if (p !== null && p.index === Number(pile.dataset.index) && (stoneTake === null || stoneTake === p.take)) {
+    takeInput.value = p.take.toString();
+    sendMove(p.side);
+    return;
+  }
+  let take = stoneTake;
+  if (take === null) {
+    const size = BigInt(pile.dataset.size ?? "1");
+    try {
+      take = parseTake(takeInput.value);
+    } catch {
+      take = 1n;
+    }
+    if (take < 1n) take = 1n;
+    if (take > size) take = size;
+  }
+  pick(pile, take);
+}
+
+/** ↓/↑ on a focused end pile: one stone more or fewer (the top one first). */
+function stepPick(pile: HTMLElement, more: boolean): void {
+  if (!canPick()) return;
+  // The stones top first: their takes ascend.
+  const takes = Array.from(pile.querySelectorAll<HTMLElement>(".stone[data-take]"), (s) => BigInt(s.dataset.take ?? "1"));
+  if (takes.length === 0) return;
+  const p = picked;
+  let at = -1;
+  if (p !== null && p.index === Number(pile.dataset.index)) {
+    for (let i = 0; i < takes.length; i++) if (takes[i] <= p.take) at = i;
+  }
+  const next = at < 0 ? 0 : Math.max(0, Math.min(takes.length - 1, at + (more ? 1 : -1)));
+  pick(pile, takes[next]);
 }
 
 /** Where the bot emptied a pile: an empty place, marked `.last-move`. */
@@ -501,6 +610,8 @@ async function playStep(g: Game, req: PlayStepRequest, isStart: boolean): Promis
   const ctl = new AbortController();
   running = ctl;
   const my = ++generation;
+  picked = null;
+  showPick();
   hintsEl.replaceChildren();
   setStatus("bot is thinking…");
   updateControls();
@@ -593,6 +704,7 @@ function startGame(): void {
     over: null,
   };
   game = g;
+  picked = null;
   lastBot = null;
   revealed.delete(board);
   // Until the server answers there is no game to come back to.
@@ -617,6 +729,7 @@ function startGame(): void {
 }
 
 function sendMove(side: Side): void {
+  clearPick();
   const g = game;
   if (!g || running || !isHumanTurn(g)) return;
   if (side === Side.RIGHT && g.variant === "leftmost") return;
@@ -641,6 +754,7 @@ function sendMove(side: Side): void {
 }
 
 function askResign(): void {
+  clearPick();
   const g = game;
   if (!g || running || !isHumanTurn(g)) return;
   resignConfirm.hidden = false;
@@ -698,6 +812,7 @@ async function suggest(
 }
 
 async function hint(): Promise<void> {
+  clearPick();
   const g = game;
   if (!g || running || !isHumanTurn(g)) return;
   const ctl = new AbortController();
@@ -777,6 +892,9 @@ function inAnalysis(): boolean {
 
 function route(): void {
   const analysis = inAnalysis();
+  clearPick();
+  // Only a game (in progress or over) to go back to gets the link.
+  anGameLink.hidden = game === null;
   analysisSection.hidden = !analysis;
   gameSection.hidden = analysis;
   setupSection.hidden = analysis;
@@ -825,12 +943,18 @@ async function analyze(): Promise<void> {
   } catch (e) {
     analyzed = null;
     anBoard.replaceChildren();
+    anVariantEl.hidden = true;
     verdictEl.textContent = `cannot analyze this address: ${(e as Error).message}`;
     verdictEl.className = "error";
     return;
   }
   revealed.delete(anBoard);
   analyzed = { route: r, res: null };
+  anVariantEl.textContent =
+    r.variant === "leftmost"
+      ? "variant: leftmost (a move takes from the leftmost pile only)"
+      : "variant: two-ends (a move takes from the leftmost or the rightmost pile)";
+  anVariantEl.hidden = false;
   drawAnalysisBoard();
   if (r.row.length === 0) {
     verdictEl.textContent = "no stones left: the player to move has lost (the other player took the last stone)";
@@ -989,13 +1113,27 @@ function wire(): void {
   board.addEventListener("click", (e) => {
     const target = e.target as HTMLElement;
     const pile = target.closest<HTMLElement>(".pile.clickable");
-    if (!pile || !game || running || !isHumanTurn(game)) return;
-    // A stone takes it and all above it; elsewhere on an end pile, the number in the box.
+    if (!pile) return;
+    // A stone selects it and all above it; elsewhere on an end pile, the number in the box.
     const stone = target.closest<HTMLElement>(".stone[data-take]");
-    if (stone) takeInput.value = stone.dataset.take ?? "1";
-    if (pile.classList.contains("end-left")) sendMove(Side.LEFT);
-    else if (pile.classList.contains("end-right")) sendMove(Side.RIGHT);
+    tapPile(pile, stone ? BigInt(stone.dataset.take ?? "1") : null);
   });
+  board.addEventListener("keydown", (e) => {
+    const pile = (e.target as HTMLElement).closest<HTMLElement>(".pile.clickable");
+    if (!pile || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      tapPile(pile, null);
+    } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      stepPick(pile, e.key === "ArrowDown");
+    }
+  });
+  // Any other action clears the selection: a click anywhere but on an end pile, an edit of the box.
+  document.addEventListener("click", (e) => {
+    if (!(e.target as HTMLElement).closest?.("#board .pile.clickable")) clearPick();
+  });
+  takeInput.addEventListener("input", clearPick);
   anBoard.addEventListener("click", (e) => {
     const target = e.target as HTMLElement;
     const stone = target.closest<HTMLElement>(".stone[data-take]");
@@ -1006,6 +1144,7 @@ function wire(): void {
     goAnalyze(a.route, pile.classList.contains("end-left") ? Side.LEFT : Side.RIGHT, take);
   });
   document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") clearPick();
     if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target) || inAnalysis()) return;
     if (e.key === "ArrowLeft" || e.key === "l" || e.key === "L") {
       e.preventDefault();
