@@ -8,14 +8,22 @@
 //!   refused without changing anything and the inline resign confirmation
 //!   (no, then yes: "you resigned"), a game reloaded mid-way and finished,
 //!   a game from a lost seat on the hints' longest resistance (remoteness),
-//!   a game played with the keyboard only (Tab, typing, Enter), a row of 40
+//!   a game played with the keyboard only (Tab, typing, Enter), the two-tap
+//!   move (a first tap on a stone only selects it: the take box shows the
+//!   amount, nothing is sent; Escape, a hint or an edit clears it; a second
+//!   tap moves; ↓ and Enter on a focused end pile), a row of 40
 //!   piles (`.elided` says how many it hides and opens; no count clipped),
 //!   the phone viewport 390 × 844 (the take controls on one line in order,
 //!   controls and piles ≥ 44 px high, no sideways scrolling, the board in
 //!   view at Start and after the bot's move), axe-core (no serious or
-//!   critical violation in five states), the analysis board (its address,
-//!   the verdict and every move grouped, best first; a click, back, bad
-//!   addresses, a game's link) and bot against bot on it step by step. After
+//!   critical violation in any state, at 1280 × 1100 and at 390 × 844:
+//!   loaded, the analysis board with and without a game, errors, a game
+//!   mid-way, selected, lost, and won with a move list long enough to
+//!   scroll), the analysis board (its address, its variant named, the
+//!   verdict and every move grouped, best first; a click, back, bad
+//!   addresses, no "Back to the game" without a game, a game's link and
+//!   back to it) and bot against bot on it step by step. "1 ply", never
+//!   "1 plies", anywhere on the page. After
 //!   every move the script checks the piles, the move list, the hints, the
 //!   bot's last move (`.last-move`, "bot took 2 from the right — your
 //!   move") and `#status` against its own solver, remoteness included (an
@@ -26,7 +34,8 @@
 //!   `WEB_SCREENSHOT` environment variable (e.g.
 //!   `WEB_SCREENSHOT=docs/web-page.png`, relative to the repository).
 //! - `page_reports_a_stopped_server`: the page is loaded, the server is
-//!   stopped (SIGTERM, waited for), and starting a game shows an error.
+//!   stopped (SIGTERM, waited for), and starting a game shows an error
+//!   (axe-core finds no serious or critical violation in it).
 //!
 //! Needs: Debian's `chromium` and `chromium-driver` and a venv with
 //! selenium and axe-selenium-python (`target/web-venv`), which `tests/web_install` installs when
@@ -273,7 +282,7 @@ fn page_plays_whole_games() {
         "play_page.py",
     );
     eprintln!("{out}");
-    assert_passed(status, &out, &err, 11);
+    assert_passed(status, &out, &err, 12);
     let png = std::fs::read(&screenshot).expect("the screenshot was written");
     assert!(
         png.starts_with(b"\x89PNG\r\n\x1a\n"),

@@ -21,6 +21,10 @@ Scenarios (one fresh page load each):
   illegal     a move taking more stones than the pile holds is refused,
               nothing changes; then a legal move, then resigning
   reload      the page reloaded mid-game restores it; the game is won
+  pick        a stone is never a one-tap move: a first tap selects, a
+              second takes (mouse and keyboard)
+  axe         axe-core in every state, at 1280 × 1100 and 390 × 844
+  (and remoteness, keyboard, long_row, phone, analysis, botbot: see below)
 With --expect-down: the page is loaded, `READY-TO-STOP` is printed and a
 line is awaited on stdin (the caller stops the server meanwhile); then
 #start must show an error in #status.
@@ -34,6 +38,7 @@ import functools
 import json
 import re
 import sys
+import time
 import traceback
 
 from selenium import webdriver
@@ -307,6 +312,7 @@ class Page:
         want = sorted(expected) if expected else "every move loses"
         s = self.wait_for(f"#hints to show {want}", lambda s: s if shown(s) else None)
         check_hint_remoteness(s, game)
+        check_units(self, "with hints")
         return sorted(expected)
 
     def js(self, script, *args):
@@ -324,6 +330,14 @@ class Page:
             return WebDriverWait(self.driver, WAIT, poll_frequency=POLL).until(probe)
         except TimeoutException:
             raise AssertionError(f"timed out waiting for {what}; last: {last[0]!r}") from None
+
+    def fresh(self, suffix=""):
+        """Loads the page (with `suffix`, e.g. an analysis address) as in a
+        new tab: nothing in its sessionStorage, so no game."""
+        self.driver.get(self.url)
+        self.js("sessionStorage.clear()")
+        self.driver.get("about:blank")
+        self.goto(self.url + suffix)
 
     def goto(self, url):
         """Loads `url` (a fresh document) and waits for the page."""
@@ -423,6 +437,7 @@ def play_turn(page, game, side, take, act=None):
         return None
 
     s = page.wait_for(f"the turn after {side} {take} to settle", settled)
+    check_units(page, f"after {side} {take}")
     game.apply(side, take)
     if not s.says("you won"):
         bot = game.move_to(s.piles)
@@ -443,6 +458,22 @@ def check_bot_move(s, game, side, take):
         sides = ("left", "right") if one_pile else ("left" if side == "L" else "right",)
         said = [f"bot took {take} from the {w} — your move" for w in sides]
         assert any(w in s.status for w in said), f"#status does not say {said[0]!r}: {s}"
+
+
+ONE_PLIES_JS = """
+const texts = [document.body.innerText];
+for (const e of document.querySelectorAll('[title], [aria-label]')) {
+  texts.push(e.getAttribute('title') || '', e.getAttribute('aria-label') || '');
+}
+const bad = texts.filter((t) => /(^|[^\\d.])1 plies/.test(t));
+return bad.length ? bad.slice(0, 3) : null;
+"""
+
+
+def check_units(page, where):
+    """"1 ply", never "1 plies", anywhere on the page (text, titles, labels)."""
+    bad = page.js(ONE_PLIES_JS)
+    assert not bad, f"{where}: the page says `1 plies`: {bad}"
 
 
 def check_page(s, game):
@@ -702,6 +733,112 @@ def scenario_keyboard(page):
     return f"won {row} in {turns} turns from the keyboard"
 
 
+PICK_JS = """
+const q = (s) => document.querySelector(s);
+return JSON.stringify({
+  pick: (q('#pick').textContent || '').trim(),
+  take: q('#take').value,
+  piles: Array.from(document.querySelectorAll('#board .pile.picked')).map((e) => e.dataset.index),
+  stones: document.querySelectorAll('#board .stone.picked').length,
+  armed: Array.from(document.querySelectorAll('#take-row button.armed')).map((e) => e.id),
+  focusable: Array.from(document.querySelectorAll('#board .pile.clickable'))
+    .map((e) => [e.tabIndex, e.getAttribute('role')]),
+});
+"""
+
+
+def pick_state(page):
+    return json.loads(page.js(PICK_JS))
+
+
+def end_pile_css(side):
+    return "#board .pile.end-left" if side == "L" else "#board .pile.end-right"
+
+
+def stone_at(page, side, take):
+    """The stone of the end pile on `side` that takes `take` stones (it and those above it)."""
+    return page.driver.find_element(By.CSS_SELECTOR, f'{end_pile_css(side)} .stone[data-take="{take}"]')
+
+
+def expect_picked(page, game, side, take, what):
+    """`take` stones of the `side` end are selected (the box, the marks,
+    #pick) and no move was made: the piles, the list and the status are as
+    they were."""
+    st = pick_state(page)
+    where = "left" if side == "L" or len(game.piles) == 1 else "right"
+    assert st["take"] == str(take), f"{what}: the take box says {st['take']!r}, not {take}: {st}"
+    assert f"take {take} from the {where}" in st["pick"], f"{what}: #pick says {st['pick']!r}: {st}"
+    assert st["piles"] == [str(game.end_index(side))], f"{what}: the pile marked .picked: {st}"
+    assert st["stones"] == take, f"{what}: {st['stones']} stones marked .picked, not {take}: {st}"
+    # Nothing sent: give a move the time to show, then check that none did.
+    time.sleep(0.4)
+    s = page.snapshot()
+    assert s.piles == game.piles and len(s.moves) == game.plies and s.says("your move"), (
+        f"{what}: a first tap made a move: {s}"
+    )
+    assert not page.js("return document.body.classList.contains('busy')"), f"{what}: a call is running: {s}"
+    return st
+
+
+def expect_no_pick(page, what):
+    st = pick_state(page)
+    assert not st["pick"] and not st["piles"] and not st["stones"] and not st["armed"], (
+        f"{what}: the selection is still there: {st}"
+    )
+
+
+def scenario_pick(page):
+    """A stone is never a one-tap move: a first tap (click) on a stone of an
+    end pile selects it and those above it (the take box shows the amount,
+    the pile and the side's button are marked, #pick says it) and sends
+    nothing; a tap on another stone selects that one; Escape, a hint, an
+    edit of the box clear it; a second tap on the selected stone makes the
+    move. From the keyboard: an end pile takes the focus, ↓ selects one
+    stone more, Enter takes them."""
+    row = [3, 1, 4, 1, 5]
+    game = Game(row, TWO_ENDS)
+    page.open()
+    page.start(row, TWO_ENDS, "first")
+    wait_start(page, game, "first")
+    st = pick_state(page)
+    assert st["focusable"] and all(t == 0 and r == "button" for t, r in st["focusable"]), (
+        f"the end piles are not keyboard controls: {st['focusable']}"
+    )
+    stone_at(page, "R", 2).click()
+    expect_picked(page, game, "R", 2, "a tap on the second stone of the right pile")
+    assert pick_state(page)["armed"] == ["take-right"], f"#take-right not marked: {pick_state(page)}"
+    stone_at(page, "R", 1).click()
+    expect_picked(page, game, "R", 1, "a tap on another stone")
+    key(page, Keys.ESCAPE)
+    expect_no_pick(page, "after Escape")
+    stone_at(page, "L", 3).click()
+    expect_picked(page, game, "L", 3, "a tap on the left pile's bottom stone")
+    moves = page.hints(game)
+    expect_no_pick(page, "after a hint")
+    stone_at(page, "L", 1).click()
+    expect_picked(page, game, "L", 1, "a tap before editing the box")
+    page.set_text("take", 2)
+    expect_no_pick(page, "after an edit of the take box")
+    # Two taps on the hint's move make it.
+    side, take = moves[0]
+    stone_at(page, side, take).click()
+    expect_picked(page, game, side, take, f"the first tap of {side} {take}")
+    s = play_turn(page, game, side, take, act=lambda: stone_at(page, side, take).click())
+    expect_no_pick(page, "after the move")
+    taps = f"two taps made {side} {take}"
+    if s.says("you won", "you lost"):
+        return taps
+    # The keyboard: focus an end pile, ↓ take times, Enter.
+    side, take = page.hints(game)[0]
+    pile = page.driver.find_element(By.CSS_SELECTOR, end_pile_css(side))
+    page.js("arguments[0].focus()", pile)
+    for _ in range(take):
+        key(page, Keys.ARROW_DOWN)
+    expect_picked(page, game, side, take, f"↓ {take} times on the {side} pile")
+    play_turn(page, game, side, take, act=lambda: key(page, Keys.ENTER))
+    return f"{taps}; ↓ {take}× and Enter made {side} {take}"
+
+
 PHONE_JS = """
 const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; };
 const shown = (e) => { const b = e.getBoundingClientRect(); return b.width > 0 && b.height > 0; };
@@ -851,9 +988,33 @@ def scenario_phone(page):
         set_phone(page, False)
 
 
+# axe-core's scrollable-region-focusable (serious; axe 4, newer than the
+# 3.1.1 that axe-selenium-python bundles): every element that scrolls holds
+# the focus itself or has something focusable inside, so that a keyboard
+# can scroll it.
+SCROLLABLE_JS = """
+const bad = [];
+for (const e of document.querySelectorAll('body *')) {
+  const st = getComputedStyle(e);
+  const scrolls = (e.scrollHeight > e.clientHeight + 1 && /auto|scroll/.test(st.overflowY))
+    || (e.scrollWidth > e.clientWidth + 1 && /auto|scroll/.test(st.overflowX));
+  if (!scrolls || e.offsetParent === null) continue;
+  const focusable = 'a[href], button, input, select, textarea, summary, [tabindex]';
+  if (e.tabIndex >= 0 && e.matches(focusable)) continue;
+  if (Array.from(e.querySelectorAll(focusable)).some((c) => c.tabIndex >= 0 && !c.disabled)) continue;
+  bad.push(e.id ? '#' + e.id : e.tagName.toLowerCase() + '.' + e.className);
+}
+return bad;
+"""
+
+
 def run_axe(page, where):
-    """axe-core on the page as it is: no serious or critical violation."""
+    """axe-core on the page as it is: no serious or critical violation; and
+    no region that scrolls without being reachable from the keyboard."""
     from axe_selenium_python import Axe
+
+    unreachable = page.js(SCROLLABLE_JS)
+    assert not unreachable, f"{where}: scrollable regions a keyboard cannot reach (scrollable-region-focusable): {unreachable}"
 
     axe = Axe(page.driver)
     if not page.js("return typeof window.axe !== 'undefined'"):
@@ -868,30 +1029,93 @@ def run_axe(page, where):
     return len(res["violations"])
 
 
-def scenario_axe(page):
-    """axe-core finds no serious or critical violation: a game with hints
-    and the resign confirmation, a game over, the analysis board, a bad
-    analysis address."""
+# A row the first player wins in at least 17 plies, short enough to be drawn
+# whole on a phone: a game long enough that #moves scrolls at 390 × 844.
+AXE_LONG_ROW = [4, 4, 4, 4, 4, 5]
+
+MOVES_JS = """
+const m = document.getElementById('moves');
+return [m.scrollHeight, m.clientHeight, m.tabIndex];
+"""
+
+
+def axe_states(page, where):
+    """axe-core in every state of the page at the current size: loaded,
+    the analysis board without a game and a bad address, a game with hints
+    and the resign confirmation, stones selected, a refused move (an
+    error), a game resigned (lost), a long game won (whose #moves scrolls on
+    a phone), the analysis board after a game. Returns (states, other
+    violations, #moves' scroll and client heights)."""
+    states = other = 0
+
+    def axe(what):
+        nonlocal states, other
+        other += run_axe(page, f"{where}, {what}")
+        states += 1
+
+    page.fresh()
+    axe("the page as loaded")
+    page.driver.get(page.url + "#/analyze?row=3,1,4,1,5&variant=two-ends")
+    wait_analysis(page, (3, 1, 4, 1, 5), TWO_ENDS)
+    axe("the analysis board without a game")
+    page.driver.get(page.url + "#/analyze?row=3,x")
+    page.wait_js("the bad-row message", "return document.getElementById('verdict').className === 'error'")
+    axe("a bad analysis address")
     row = [3, 1, 4, 1, 5]
     game = Game(row, TWO_ENDS)
     page.open()
-    other = run_axe(page, "the page as loaded")
     page.start(row, TWO_ENDS, "first")
     wait_start(page, game, "first")
     page.hints(game)
     page.click("resign")
     page.wait_for("the resign confirmation", lambda s: s if s.confirm else None)
-    other += run_axe(page, "a game with hints and the resign confirmation")
+    axe("a game with hints and the resign confirmation")
     page.click("resign-no")
+    side, take = game.legal_moves()[0]
+    stone_at(page, side, take).click()
+    expect_picked(page, game, side, take, f"{where}: a selection")
+    axe("a game with stones selected")
+    key(page, Keys.ESCAPE)
+    page.take("L", game.piles[0][1] + 1)
+    page.wait_for("#status to report the refused move", lambda s: s if "error" in s.status_class else None)
+    axe("a refused move")
+    page.click("resign")
+    page.wait_for("the resign confirmation", lambda s: s if s.confirm else None)
+    page.click("resign-yes")
+    page.wait_for("`you lost` after resigning", lambda s: s if s.says("you lost") else None)
+    axe("a game lost")
+    game = Game(AXE_LONG_ROW, TWO_ENDS)
+    assert game.mover_wins() and game.remoteness() >= 17
+    page.start(AXE_LONG_ROW, TWO_ENDS, "first")
+    wait_start(page, game, "first")
     s = play_hints_to_end(page, game)
-    other += run_axe(page, f"a game over ({s.status})")
-    page.driver.get(page.url + "#/analyze?row=3,1,4,1,5&variant=two-ends")
-    page.wait_js("the analysis board", "return document.querySelectorAll('#ranges button.move').length")
-    other += run_axe(page, "the analysis board")
-    page.driver.get(page.url + "#/analyze?row=3,x")
-    page.wait_js("the bad-row message", "return document.getElementById('verdict').className === 'error'")
-    other += run_axe(page, "a bad analysis address")
-    return f"no serious or critical violation in 5 states ({other} minor or moderate)"
+    assert s.says("you won"), f"{where}: the long game on the hints was not won: {s}"
+    scroll_h, client_h, tab_index = page.js(MOVES_JS)
+    assert tab_index == 0, f"{where}: #moves is not focusable (tabIndex {tab_index})"
+    axe(f"a game won in {game.plies} plies (#moves {scroll_h} px in {client_h})")
+    page.driver.get(page.url + "#/analyze?row=2,3&variant=leftmost")
+    wait_analysis(page, (2, 3), LEFTMOST)
+    assert page.driver.find_element(By.ID, "an-game").is_displayed(), f"{where}: no `Back to the game` after a game"
+    axe("the analysis board after a game")
+    return states, other, (scroll_h, client_h)
+
+
+def scenario_axe(page):
+    """axe-core finds no serious or critical violation in any state
+    (axe_states), at 1280 × 1100 and at 390 × 844; on the phone the move
+    list of the long game overflows (and is focusable, so it can be
+    scrolled from the keyboard)."""
+    states, other, _ = axe_states(page, "1280 px")
+    set_phone(page, True)
+    try:
+        n, o, (scroll_h, client_h) = axe_states(page, "390 × 844")
+        assert scroll_h > client_h, f"390 × 844: #moves does not overflow ({scroll_h} px in {client_h}): test it where it does"
+    finally:
+        set_phone(page, False)
+    return (
+        f"no serious or critical violation in {states} + {n} states at both sizes "
+        f"({other + o} minor or moderate); #moves {scroll_h} px in {client_h} on the phone"
+    )
 
 
 ANALYSIS_JS = """
@@ -911,6 +1135,8 @@ return JSON.stringify({
   })),
   piles: Array.from(document.querySelectorAll('#an-board .pile')).map((e) => e.dataset.size),
   step: !q('#bot-step').disabled,
+  variant: q('#an-variant').hidden ? null : text(q('#an-variant')),
+  back: !q('#an-game').hidden,
 });
 """
 
@@ -946,6 +1172,12 @@ def wait_analysis(page, row, variant):
     assert (m.group(1), int(m.group(2))) == ("wins" if r % 2 else "loses", r), (
         f"verdict {a['verdict']!r} on {row}; the solver: remoteness {r}"
     )
+    unit = "ply" if r == 1 else "plies"
+    assert f"in {r} {unit} " in a["verdict"], f"verdict {a['verdict']!r}: not `{r} {unit}`"
+    assert (a["variant"] or "").startswith(f"variant: {variant}"), (
+        f"the board does not name its variant {variant}: #an-variant says {a['variant']!r}"
+    )
+    check_units(page, f"the analysis of {row}")
     assert a["piles"] == [str(x) for x in row], f"the board shows {a['piles']}, the address {row}"
     assert a["verdictClass"] == ("win" if r % 2 else "loss"), f"verdict class {a['verdictClass']}"
     g = Game(list(row), variant)
@@ -985,10 +1217,12 @@ def scenario_analysis(page):
     the solver has them; a click on a move goes there, back comes back; the
     leftmost variant; bad addresses say what is wrong; a game's position
     links to it."""
-    page.open()
+    # A fresh tab: no game, so no `Back to the game`.
     row, variant = (3, 1, 4, 1, 5), TWO_ENDS
-    page.driver.get(page.url + "#/analyze?row=3,1,4,1,5&variant=two-ends")
+    page.fresh("#/analyze?row=3,1,4,1,5&variant=two-ends")
     a = wait_analysis(page, row, variant)
+    ranges = a["ranges"]
+    assert not a["back"], f"`Back to the game` offered with no game: {a}"
     # A move of the second range (or the first): click it.
     rng = a["ranges"][1] if len(a["ranges"]) > 1 else a["ranges"][0]
     side, take, _ = rng["moves"][0]
@@ -1022,11 +1256,21 @@ def scenario_analysis(page):
     moves = page.hints(game)
     play_turn(page, game, *moves[0])
     page.click("analyze-link")
-    wait_analysis(page, game.sizes(), TWO_ENDS)
+    a = wait_analysis(page, game.sizes(), TWO_ENDS)
+    assert a["back"], f"no `Back to the game` during a game: {a}"
     page.driver.back()
     s = page.wait_for("the game again after back", lambda s: s if s.says("your move") and s.piles == game.piles else None)
     check_page(s, game)
-    return f"{len(a['ranges'])} ranges on {row}, click and back, leftmost, 4 bad addresses, a game's link"
+    # The link goes back to the game.
+    page.click("analyze-link")
+    wait_analysis(page, game.sizes(), TWO_ENDS)
+    page.click("an-game")
+    s = page.wait_for("the game after `Back to the game`", lambda s: s if s.says("your move") and s.piles == game.piles else None)
+    check_page(s, game)
+    return (
+        f"{len(ranges)} ranges on {row}, variant named, click and back, leftmost, 4 bad addresses, "
+        "no `Back to the game` without a game, a game's link and back to it"
+    )
 
 
 def scenario_botbot(page):
@@ -1093,6 +1337,7 @@ def scenario_server_down(page):
         and not s.says("your move", "bot is thinking")
         else None,
     )
+    run_axe(page, "the server stopped")
     return f"status {s.status!r}"
 
 
@@ -1149,6 +1394,7 @@ def main():
             ("reload", scenario_reload),
             ("remoteness", scenario_remoteness),
             ("keyboard", scenario_keyboard),
+            ("pick", scenario_pick),
             ("long_row", scenario_long_row),
             ("phone", scenario_phone),
             ("axe", scenario_axe),
