@@ -157,6 +157,7 @@ struct Setup {
 
 impl Setup {
     fn new(input: &str) -> Setup {
+        crate::common::require_python3("the contestant programs of these tests are Python");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("player.py"), PLAYER).unwrap();
         std::fs::write(dir.path().join("in.txt"), input).unwrap();

@@ -13,6 +13,7 @@
 
 mod common;
 
+mod build_msrv;
 mod cli_client_play;
 mod cli_interact;
 mod cli_play;
@@ -24,6 +25,7 @@ mod core_game;
 mod core_kernel;
 mod deploy_manifests;
 mod deploy_pod;
+mod docs_examples;
 mod docs_links;
 mod judge_check;
 mod judge_generate;

@@ -75,6 +75,9 @@ fn bt_path() -> PathBuf {
                 .is_ok_and(|o| o.status.success() && o.stdout.starts_with(b"2026.10.0"))
         };
         if !ready() {
+            crate::common::require_python3(
+                "BAPCtools is pip-installed from PyPI into a venv under target/",
+            );
             let install = || -> Result<(), String> {
                 if !python.exists() {
                     let out = Command::new("python3")
@@ -106,7 +109,9 @@ fn bt_path() -> PathBuf {
             if let Err(first) = install() {
                 eprintln!("recreating the venv after: {first}");
                 let _ = fs::remove_dir_all(&venv);
-                install().unwrap_or_else(|e| panic!("cannot install {BAPCTOOLS}: {e}"));
+                install().unwrap_or_else(|e| {
+                    panic!("cannot install {BAPCTOOLS} from PyPI (does this machine reach pypi.org?): {e}")
+                });
             }
             assert!(ready(), "{BAPCTOOLS} is not importable after installing");
         }
@@ -713,6 +718,7 @@ fn bad_flags_and_paths_are_errors_naming_them() {
 
 /// Compiles `src` (a file of the package) to `out`.
 pub(crate) fn compile(src: &Path, out: &Path) {
+    crate::common::require_gxx("the package's C++ programs are compiled and run");
     run_ok(
         Command::new("g++")
             .args(["-std=c++17", "-O2", "-o"])

@@ -566,6 +566,7 @@ fn testing_tool_and_interaction_sample_share_the_formats_direction() {
         // the same way.
         let perfect = root.path().join(format!("perfect-{variant}"));
         compile(&dir.join("submissions/accepted/perfect.cpp"), &perfect);
+        crate::common::require_python3("the package's testing tool is Python");
         let out = run_ok(
             Command::new("python3")
                 .arg(dir.join("attachments/testing_tool.py"))

@@ -395,6 +395,7 @@ fn the_statement_and_sample_ask_for_tempo() {
     // says what it does not check.
     let bin = root.path().join("tempo");
     super::package_bapctools::compile(&dir.join("submissions/accepted/tempo.cpp"), &bin);
+    crate::common::require_python3("the package's testing tool is Python");
     let out = Command::new("python3")
         .arg(dir.join("attachments/testing_tool.py"))
         .arg(dir.join("data/sample/001-sample.in"))

@@ -55,6 +55,9 @@ fn make_venv() -> PathBuf {
     if ready() {
         return python;
     }
+    crate::common::require_python3(
+        "grpcio and its tools are pip-installed from PyPI into a venv under target/",
+    );
     let install = || {
         if !python.exists() {
             run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
@@ -72,7 +75,11 @@ fn make_venv() -> PathBuf {
         // A venv left broken (interrupted install, newer python3): start over.
         eprintln!("recreating the venv after: {first}");
         let _ = std::fs::remove_dir_all(&venv);
-        install().unwrap_or_else(|e| panic!("cannot set up the Python venv: {e}"));
+        install().unwrap_or_else(|e| {
+            panic!(
+                "cannot set up the Python venv from PyPI (does this machine reach pypi.org?): {e}"
+            )
+        });
     }
     assert!(
         ready(),

@@ -290,3 +290,43 @@ pub fn tempo_row(rng: &mut rand_chacha::ChaCha8Rng, n: usize, won: bool) -> Vec<
         }
     }
 }
+
+// ---- what a test needs from the machine ----
+
+/// Panics, before anything else happens, with a message saying what the
+/// test needs and how to get it, when `program` cannot be started (no
+/// test skips itself in silence: docs/tests.md "What the tests need").
+/// `why` says what the test uses it for; `install` how to get it.
+pub fn require(program: &str, why: &str, install: &str) {
+    let found = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    assert!(
+        found,
+        "this test needs `{program}` on PATH ({why}), and it cannot be started here: \
+         {install}. The tests that need it and what else they need: docs/tests.md, \
+         \"What the tests need from the machine\""
+    );
+}
+
+/// [`require`] for `python3` (contestant programs, venvs from PyPI).
+pub fn require_python3(why: &str) {
+    require(
+        "python3",
+        why,
+        "install CPython 3 with venv and pip (Debian: `apt-get install python3 python3-venv`)",
+    );
+}
+
+/// [`require`] for `g++` (the package's C++ programs).
+pub fn require_gxx(why: &str) {
+    require(
+        "g++",
+        why,
+        "install a C++17 compiler (Debian: `apt-get install g++`)",
+    );
+}
