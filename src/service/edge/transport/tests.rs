@@ -1,4 +1,7 @@
-//! Unit tests of `transport`, in their own file beside it.
+//! Unit tests of `transport`, in their own file beside it. The tests of
+//! deadlines run on tokio's paused clock: the deadlines are tens of
+//! milliseconds, which a busy machine could spend between two lines of a
+//! test, and virtual time only moves when every task waits.
 
 use super::*;
 use futures::StreamExt;
@@ -61,7 +64,7 @@ fn defaults_and_zero_limits() {
     assert!(e.to_string().contains("max_streams"), "{e}");
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn connections_past_the_limit_are_closed_and_slots_come_back() {
     let (a, _a) = tokio::io::duplex(64);
     let (b, _b) = tokio::io::duplex(64);
@@ -75,7 +78,7 @@ async fn connections_past_the_limit_are_closed_and_slots_come_back() {
     assert_eq!(incoming.gate.open.load(Ordering::Relaxed), 0);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_silent_connection_fails_at_the_handshake_deadline() {
     let (server, _client) = tokio::io::duplex(64);
     let mut incoming = Incoming::new(
@@ -89,7 +92,7 @@ async fn a_silent_connection_fails_at_the_handshake_deadline() {
     assert_eq!(e.kind(), io::ErrorKind::TimedOut);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn the_deadline_ends_once_the_preface_is_read() {
     use tokio::io::AsyncWriteExt;
     let (server, mut client) = tokio::io::duplex(256);
@@ -113,7 +116,7 @@ async fn the_deadline_ends_once_the_preface_is_read() {
     assert_eq!(conn.read(&mut buf).await.unwrap(), 1);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn http1_heads_are_timed_and_an_idle_connection_closes() {
     use tokio::io::AsyncWriteExt;
     let mut c = config(8, 40);
