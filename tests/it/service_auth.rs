@@ -318,7 +318,7 @@ async fn no_log_line_holds_a_token() {
     );
     // A file that turns bad is refused (the old tokens stay) and logged.
     write(&tokens, &format!("{BAD_LINE} with spaces\n"));
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    server.wait_for_log("printable ASCII without spaces").await;
     call(format!("Bearer {ROTATED}")).await.unwrap();
     drop(channel);
     let log = server.stop();

@@ -169,12 +169,14 @@ pub struct ServeProcess {
     pub child: std::process::Child,
     pub addr: String,
     log: Option<std::thread::JoinHandle<String>>,
+    /// The log printed after the address so far.
+    so_far: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl ServeProcess {
     /// Starts `stonegame serve` with `env` and waits for its address.
     pub fn spawn(env: &[(&str, &str)]) -> ServeProcess {
-        use std::io::{BufRead, Read};
+        use std::io::BufRead;
         let mut child = serve_command(&[], env)
             .spawn()
             .expect("stonegame serve starts");
@@ -183,6 +185,7 @@ impl ServeProcess {
             child,
             addr: String::new(),
             log: None,
+            so_far: Default::default(),
         };
         let mut seen = String::new();
         loop {
@@ -195,12 +198,31 @@ impl ServeProcess {
             }
             seen.push_str(&line);
         }
+        let so_far = std::sync::Arc::clone(&process.so_far);
         process.log = Some(std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
+            let mut line = String::new();
+            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+                so_far.lock().expect("log lock").push_str(&line);
+                line.clear();
+            }
+            so_far.lock().expect("log lock").clone()
         }));
         process
+    }
+
+    /// Waits until the server has logged a line containing `needle` (an
+    /// event the test waits on, rather than a time); panics with the log
+    /// after a minute, a bound only against hangs.
+    pub async fn wait_for_log(&self, needle: &str) {
+        let started = std::time::Instant::now();
+        while !self.so_far.lock().expect("log lock").contains(needle) {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the server never logged `{needle}`; log:\n{}",
+                self.so_far.lock().expect("log lock")
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// SIGTERM, waits for the exit, and returns the log printed after the
