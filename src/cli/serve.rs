@@ -28,7 +28,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
     /// Address of the Prometheus endpoint, `/metrics` (default
-    /// 127.0.0.1:9090; port 0 = any free port; "" = none).
+    /// 127.0.0.1:9090, or port 0 on that host when the gRPC address has
+    /// port 0 and no layer sets this; port 0 = any free port; "" = none).
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<String>,
     /// Print the effective configuration (Rust debug form) and exit.

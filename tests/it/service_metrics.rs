@@ -777,3 +777,49 @@ async fn a_grace_cuts_the_streams_that_outlive_it() {
     }
     .unwrap();
 }
+
+/// Two servers started at once with `--listen 127.0.0.1:0` and no metrics
+/// setting both come up: the default metrics port follows the gRPC port
+/// to a free one, and each prints and serves its own.
+#[test]
+fn two_servers_on_port_zero_take_two_metrics_ports() {
+    use std::io::BufRead;
+    let start = || {
+        let mut child = crate::common::serve_command(&["--listen", "127.0.0.1:0"], &[])
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut seen = Vec::new();
+        let mut listening = None;
+        let metrics = loop {
+            let line = lines
+                .next()
+                .unwrap_or_else(|| panic!("serve stopped: {seen:?}"))
+                .unwrap();
+            if let Some(a) = line.strip_prefix("listening on ") {
+                listening = Some(a.to_string());
+            }
+            if let Some(a) = line.strip_prefix("metrics on ") {
+                break a.parse::<std::net::SocketAddr>().unwrap();
+            }
+            seen.push(line);
+        };
+        assert!(listening.is_some(), "{seen:?}");
+        std::thread::spawn(move || lines.for_each(drop));
+        (child, metrics)
+    };
+    let (mut a, metrics_a) = start();
+    let (mut b, metrics_b) = start();
+    assert_ne!(metrics_a, metrics_b);
+    for addr in [metrics_a, metrics_b] {
+        assert_eq!(addr.ip().to_string(), "127.0.0.1");
+        assert_ne!(addr.port(), 9090);
+        let (status, _, body) = http(addr, "GET", "/metrics");
+        assert_eq!(status, 200);
+        assert!(body.contains("stonegame_build_info{version="), "{body}");
+    }
+    for child in [&mut a, &mut b] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

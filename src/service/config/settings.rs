@@ -341,8 +341,15 @@ impl Config {
         let mut warnings = Vec::new();
         let mut builder =
             config::Config::builder().add_source(File::from_str(DEFAULT_CONFIG, FileFormat::Toml));
+        // Whether a layer sets `metrics.listen` (else an ephemeral gRPC
+        // port makes the metrics port ephemeral too: `ephemeral_metrics`).
+        let mut metrics_set = overrides.metrics_listen.is_some();
         if let Some(path) = file {
             if let Some(table) = check_toml_syntax(path)? {
+                metrics_set |= table
+                    .get("metrics")
+                    .and_then(|m| m.as_table())
+                    .is_some_and(|m| m.contains_key("listen"));
                 let origin = path.display().to_string();
                 keys::check_file(&origin, &table, &schema, &mut Vec::new(), &mut warnings)?;
             }
@@ -357,6 +364,8 @@ impl Config {
                 .collect(),
         };
         names.sort();
+        let metrics_var = format!("{ENV_PREFIX}_METRICS{ENV_SEPARATOR}LISTEN");
+        metrics_set |= names.iter().any(|n| n.eq_ignore_ascii_case(&metrics_var));
         keys::check_env(names.iter().map(String::as_str), &schema, &mut warnings)?;
         // No `try_parsing`: it would turn a value of digits into a number
         // (`play.token_key` = 000123… into 123…, or into a float past
@@ -374,9 +383,28 @@ impl Config {
         builder =
             builder.set_override_option("metrics.listen", overrides.metrics_listen.clone())?;
         let mut cfg: Config = builder.build()?.try_deserialize()?;
+        if !metrics_set {
+            cfg.ephemeral_metrics();
+        }
         cfg.check()?;
         cfg.warnings = warnings;
         Ok(cfg)
+    }
+
+    /// With `listen` on port 0 and `metrics.listen` left at its default,
+    /// the metrics listener takes any free port on its host too, so that
+    /// servers started side by side on port 0 do not fight over the
+    /// default metrics port. Both addresses are printed at start-up.
+    fn ephemeral_metrics(&mut self) {
+        let port_zero = |addr: &str| addr.rsplit_once(':').is_some_and(|(_, p)| p == "0");
+        if !port_zero(&self.listen) {
+            return;
+        }
+        if let Some(metrics) = &mut self.metrics.listen
+            && let Some((host, _)) = metrics.rsplit_once(':')
+        {
+            *metrics = format!("{host}:0");
+        }
     }
 
     /// The bounds the types do not hold (zero limits are refused by their

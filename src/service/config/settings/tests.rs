@@ -668,3 +668,49 @@ fn the_analysis_remoteness_bound_fits_the_cell_budget() {
     .to_string();
     assert!(e.contains("at most 208167 fits"), "{e}");
 }
+
+/// An ephemeral gRPC port makes the default metrics port ephemeral too;
+/// a metrics address set by any layer is kept.
+#[test]
+fn an_ephemeral_listen_makes_the_default_metrics_port_ephemeral() {
+    let zero = Overrides {
+        listen: Some("127.0.0.1:0".into()),
+        ..Overrides::default()
+    };
+    let c = Config::load(None, env(&[]), &zero).unwrap();
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:0"));
+    let c = Config::load(
+        None,
+        env(&[("STONEGAME_LISTEN", "[::1]:0")]),
+        &Overrides::default(),
+    );
+    assert_eq!(c.unwrap().metrics.listen.as_deref(), Some("127.0.0.1:0"));
+    // A fixed gRPC port keeps the default.
+    let fixed = Overrides {
+        listen: Some("127.0.0.1:50052".into()),
+        ..Overrides::default()
+    };
+    let c = Config::load(None, env(&[]), &fixed).unwrap();
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:9090"));
+    // Set by the flag, the environment or the file: kept, even at the default.
+    let flag = Overrides {
+        metrics_listen: Some("127.0.0.1:9090".into()),
+        ..zero.clone()
+    };
+    let c = Config::load(None, env(&[]), &flag).unwrap();
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:9090"));
+    let c = Config::load(
+        None,
+        env(&[("STONEGAME_METRICS__LISTEN", "127.0.0.1:9090")]),
+        &zero,
+    )
+    .unwrap();
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:9090"));
+    let c = Config::load(None, env(&[("STONEGAME_METRICS__LISTEN", "")]), &zero).unwrap();
+    assert_eq!(c.metrics.listen, None);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.toml");
+    std::fs::write(&path, "[metrics]\nlisten = \"127.0.0.1:9090\"\n").unwrap();
+    let c = Config::load(Some(&path), env(&[]), &zero).unwrap();
+    assert_eq!(c.metrics.listen.as_deref(), Some("127.0.0.1:9090"));
+}
