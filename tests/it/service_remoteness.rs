@@ -631,7 +631,10 @@ async fn suggest_chooses_the_tempo_move() {
                 };
                 assert!(r.explanation.contains(rule), "{what}: {}", r.explanation);
                 assert!(
-                    r.explanation.contains(&format!("in {left} plies")),
+                    r.explanation.contains(&format!(
+                        "in {})",
+                        stonegame::core::remoteness::Plies(u128::from(left))
+                    )),
                     "{what}: {}",
                     r.explanation
                 );

@@ -294,6 +294,25 @@ pub fn move_ranges(row: &ValidRow<'_>, variant: Variant) -> Vec<MoveRange> {
     solved.ranges
 }
 
+/// A count of plies as people write it: `1 ply`, `0 plies`, `10 plies`.
+/// Every message that counts plies (the CLI's, the server's explanations,
+/// the interactor's verdicts) writes it through this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plies(pub u128);
+
+impl std::fmt::Display for Plies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unit = if self.0 == 1 { "ply" } else { "plies" };
+        write!(f, "{} {unit}", self.0)
+    }
+}
+
+impl From<u64> for Plies {
+    fn from(plies: u64) -> Plies {
+        Plies(u128::from(plies))
+    }
+}
+
 /// The remoteness of the position a legal move `m` of a row of `n` piles
 /// leaves, from the row's move ranges (every legal move is in one); `None`
 /// if no range holds it (not a legal move of that row). The only pile of a

@@ -561,3 +561,12 @@ fn the_closed_form_equals_the_exact_dp_on_long_rows() {
         assert_eq!(closed_form_differs(&row), None);
     }
 }
+
+#[test]
+fn plies_are_counted_in_words() {
+    assert_eq!(Plies(0).to_string(), "0 plies");
+    assert_eq!(Plies(1).to_string(), "1 ply");
+    assert_eq!(Plies(2).to_string(), "2 plies");
+    assert_eq!(Plies::from(1u64).to_string(), "1 ply");
+    assert_eq!(Plies(u128::MAX).to_string(), format!("{} plies", u128::MAX));
+}

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::core::game::{Bot, Game, GameRow, WhenLost};
-use crate::core::remoteness::remoteness;
+use crate::core::remoteness::{Plies, remoteness};
 use crate::core::{Move, Never, Side, ValidRow, Variant};
 use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
@@ -296,7 +296,7 @@ fn play_all(
             piles.len(),
             if first_wins { "wins" } else { "loses" },
             match limit {
-                Some(r) => format!(", perfect play takes {r} plies"),
+                Some(r) => format!(", perfect play takes {}", Plies(r)),
                 None => String::new(),
             }
         ));
@@ -404,23 +404,24 @@ fn play_all(
             && u128::from(game.ply()) > limit
         {
             return wa(format!(
-                "game {number}: won, but too slowly: took {} plies, perfect play takes {limit} \
+                "game {number}: won, but too slowly: took {}, perfect play takes {limit} \
                  (--tempo: the winner must win within the remoteness of the row)",
-                game.ply()
+                Plies::from(game.ply())
             ));
         }
         session.transcript.note(&format!(
-            "game {number}: won by the program in {} plies",
-            game.ply()
+            "game {number}: won by the program in {}",
+            Plies::from(game.ply())
         ));
     }
     Outcome::new(
         Verdict::Accepted,
         format!(
-            "{} games won ({} as FIRST, {} as SECOND), {plies} plies{}",
+            "{} games won ({} as FIRST, {} as SECOND), {}{}",
             rows.len(),
             seats[0],
             seats[1],
+            Plies::from(plies),
             if settings.tempo {
                 ", each within its remoteness"
             } else {

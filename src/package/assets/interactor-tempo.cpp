@@ -684,5 +684,6 @@ int main(int argc, char** argv) {
       verdict(43, "wrong answer: output after the last game (byte " + std::to_string(c) + ")");
   verdict(42, "ok: " + std::to_string(t) + " cases, every game won (" + std::to_string(won_first) +
                   " as FIRST, " + std::to_string(t - won_first) + " as SECOND), " +
-                  std::to_string(total_plies) + " plies, each game within its remoteness");
+                  std::to_string(total_plies) + (total_plies == 1 ? " ply" : " plies") +
+                  ", each game within its remoteness");
 }

@@ -282,5 +282,5 @@ int main(int argc, char** argv) {
       verdict(43, "wrong answer: output after the last game (byte " + std::to_string(c) + ")");
   verdict(42, "ok: " + std::to_string(t) + " cases, every game won (" + std::to_string(won_first) +
                   " as FIRST, " + std::to_string(t - won_first) + " as SECOND), " +
-                  std::to_string(total_plies) + " plies");
+                  std::to_string(total_plies) + (total_plies == 1 ? " ply" : " plies"));
 }

@@ -33,7 +33,7 @@ use tonic::{Request, Response, Status};
 
 use crate::core::game::TEMPO_MAX_PILES;
 use crate::core::moves::{analyze_cancellable, random_end_move};
-use crate::core::remoteness::{Solved, after_move, best_of, solve_with};
+use crate::core::remoteness::{Plies, Solved, after_move, best_of, solve_with};
 use crate::core::{Analysis, Move, ValidRow, Variant};
 
 use crate::service::pb;
@@ -157,13 +157,17 @@ pub fn respond(
     let (chosen, explanation) = match (bot.optimal, tempo) {
         (true, Some((m, after))) if analysis.first_player_wins => (
             m,
-            format!("fastest winning move (the opponent then loses in {after} plies): {m}"),
+            format!(
+                "fastest winning move (the opponent then loses in {}): {m}",
+                Plies(after)
+            ),
         ),
         (true, Some((m, after))) => (
             m,
             format!(
                 "the position is lost against perfect play; the bot resists longest (the \
-                 opponent then wins in {after} plies): {m}"
+                 opponent then wins in {}): {m}",
+                Plies(after)
             ),
         ),
         (true, None) if analysis.first_player_wins => (
