@@ -25,15 +25,19 @@ use crate::core::{Never, RowError, ValidRow};
 
 use super::exit;
 
-/// The repository's C++ peer, found from any working directory.
-pub const DEFAULT_PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/peer.cpp");
+/// The repository's C++ peer (`bench/peer.cpp`), built into the binary so
+/// that `bench` needs no checkout: written next to the inputs when no
+/// `--peer` is given.
+pub const BUILT_IN_PEER: &str = include_str!("../../bench/peer.cpp");
 
 /// Arguments of `stonegame bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// The C++ peer's source (built with `g++ -O2`); skipped when missing.
-    #[arg(long, default_value = DEFAULT_PEER)]
-    pub peer: PathBuf,
+    /// The C++ peer's source (built with `g++ -O2`; skipped when missing).
+    /// Default: the copy of the repository's bench/peer.cpp built into this
+    /// binary.
+    #[arg(long, value_name = "FILE")]
+    pub peer: Option<PathBuf>,
     /// Runs of each whole-process measurement (median reported).
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
@@ -48,8 +52,8 @@ pub struct BenchArgs {
     /// sizes of `--remoteness-sizes`.
     #[arg(long)]
     pub remoteness: bool,
-    /// Row sizes of the remoteness table (comma-separated); 200000 takes
-    /// about 11 s on two cores (docs/game.md §5).
+    /// Row sizes of the remoteness table (comma-separated); the largest
+    /// takes the longest, the remoteness being O(n²) (docs/benchmarks.md).
     #[arg(long, value_delimiter = ',', default_value = "1000,20000,200000")]
     pub remoteness_sizes: Vec<usize>,
 }
@@ -219,24 +223,33 @@ fn process_table(args: &BenchArgs) -> Result<(), Box<dyn std::error::Error>> {
     let me = std::env::current_exe()?;
     let me = me.to_string_lossy().into_owned();
     let peer_bin = dir.join("peer");
-    let peer = if args.peer.exists() {
+    let peer_src = match &args.peer {
+        Some(path) => path.clone(),
+        None => {
+            let path = dir.join("peer.cpp");
+            std::fs::write(&path, BUILT_IN_PEER)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            path
+        }
+    };
+    let peer = if peer_src.exists() {
         let ok = Command::new("g++")
             .args(["-O2", "-o"])
             .arg(&peer_bin)
-            .arg(&args.peer)
+            .arg(&peer_src)
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
             eprintln!(
                 "stonegame: warning: cannot build {} with g++ -O2; timing ours only",
-                args.peer.display()
+                peer_src.display()
             );
         }
         ok
     } else {
         eprintln!(
             "stonegame: warning: peer {} not found; timing ours only",
-            args.peer.display()
+            peer_src.display()
         );
         false
     };

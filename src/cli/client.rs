@@ -32,8 +32,11 @@ use crate::judge::check::Verdict;
 use crate::ojformat::{OjError, OjReader};
 use crate::wire::pb;
 
-use super::suggest::parse_piles;
-use super::{CliResult, exit, fail, open_input};
+use super::row_input::RowArgs;
+use super::suggest::{RemotenessMode, Suggestion, parse_piles, remoteness_help};
+use super::{CliResult, cannot_read, exit, fail, open_input};
+use crate::core::remoteness::MoveRange;
+use crate::wire::convert::remoteness_from_wire;
 
 /// Client subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -124,9 +127,13 @@ pub struct SuggestArgs {
     /// Seed of the bot's random choices.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The pile sizes, left to right.
-    #[arg(required = true, allow_hyphen_values = true, value_name = "PILE")]
-    pub piles: Vec<String>,
+    /// The remoteness, as offline `suggest` computes it; sent as the
+    /// request's `want_remoteness`.
+    #[arg(long, value_enum, default_value_t = RemotenessMode::Auto,
+          help = remoteness_help(), long_help = remoteness_help())]
+    pub remoteness: RemotenessMode,
+    #[command(flatten)]
+    pub row: RowArgs,
 }
 
 /// Arguments of `client tables`.
@@ -258,10 +265,8 @@ enum RemoteSolveError {
 }
 
 fn run_solve(runtime: &tokio::runtime::Runtime, args: SolveArgs) -> CliResult {
-    let input = open_input(args.file.as_deref()).map_err(|e| {
-        let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
-        format!("cannot open {name}: {e}")
-    })?;
+    let input =
+        open_input(args.file.as_deref()).map_err(|e| cannot_read(args.file.as_deref(), &e))?;
     match solve_remote(runtime, input, &args) {
         Err(RemoteSolveError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {}
         result => result?,
@@ -393,33 +398,82 @@ fn solve_remote(
     failure.map_or(Ok(()), |e| Err(e.into()))
 }
 
+/// The offline `suggest`'s lines from the server's answer (the verdict,
+/// the winning moves, the remoteness and the move ranges; the bot's move
+/// is derived from them as offline). With `--strength`, the move the bot
+/// of that strength chose and why follow.
 async fn run_suggest(args: SuggestArgs) -> CliResult {
-    let piles = parse_piles(&args.piles)?;
+    let row = args.row.row()?;
     let variant: Variant = args.variant;
-    let n = piles.len();
+    let want = args.remoteness.wants(variant, row.len());
     let mut client = args.server.connect().await?;
     let r = client
-        .suggest(piles, variant, args.strength, args.seed)
+        .suggest_request(pb::SuggestMoveRequest {
+            piles: row.as_slice().to_vec(),
+            variant: pb::Variant::from(variant) as i32,
+            strength: args.strength,
+            seed: args.seed,
+            want_remoteness: want,
+        })
         .await?;
-    println!("variant: {variant}");
-    println!("piles: {n}");
-    if r.mover_wins {
-        println!("verdict: 1 (the player to move wins)");
-    } else {
-        println!("verdict: 0 (the player to move loses against perfect play)");
-    }
-    for m in r
+    let bad = |what: &str, e: &dyn std::fmt::Display| {
+        ClientError::Protocol(format!("the server's {what}: {e}"))
+    };
+    let winning_moves = r
         .winning_moves
         .iter()
-        .filter_map(|m| Move::try_from(m).ok())
-    {
-        println!("winning move: {m}");
+        .map(Move::try_from)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad("winning move", &e))?;
+    let solved = match (&r.remoteness, want) {
+        (Some(plies), true) => {
+            let plies = remoteness_from_wire(plies).map_err(|e| bad("remoteness", &e))?;
+            let ranges = r
+                .move_ranges
+                .iter()
+                .map(MoveRange::try_from)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| bad("move range", &e))?;
+            if ranges.is_empty() {
+                return Err(bad("answer", &"a remoteness without move ranges").into());
+            }
+            if let Some(r) = ranges.iter().find(|r| !range_fits(&row, r)) {
+                return Err(bad("move range", &format!("{r:?} is not a range of this row")).into());
+            }
+            Some((plies, ranges))
+        }
+        (None, true) => return Err(bad("answer", &"no remoteness, though asked for").into()),
+        (_, false) => None,
+    };
+    let suggestion = Suggestion {
+        row: &row,
+        variant,
+        mode: args.remoteness,
+        mover_wins: r.mover_wins,
+        winning_moves,
+        solved,
+    };
+    let mut lines = suggestion.lines();
+    if args.strength.is_some() {
+        if let Some(m) = r.chosen.as_ref().and_then(|m| Move::try_from(m).ok()) {
+            lines.push(format!("chosen move: {m}"));
+        }
+        lines.push(format!("explanation: {}", r.explanation));
     }
-    if let Some(m) = r.chosen.as_ref().and_then(|m| Move::try_from(m).ok()) {
-        println!("chosen move: {m}");
+    for line in lines {
+        println!("{line}");
     }
-    println!("explanation: {}", r.explanation);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Does the range `r` of a server's answer hold moves of `row` only (so
+/// that computing its moves and remoteness cannot overflow)?
+fn range_fits(row: &crate::core::ValidRow<'_>, r: &MoveRange) -> bool {
+    let pile = match r.side {
+        crate::core::Side::Left => row.first_pile(),
+        crate::core::Side::Right => row.last_pile(),
+    };
+    r.left_min <= r.left_max && r.left_max < pile && r.remoteness_at_min <= (i128::MAX / 2) as u128
 }
 
 async fn run_tables(args: TablesArgs) -> CliResult {
@@ -517,14 +571,14 @@ async fn run_loadtest(args: LoadtestArgs) -> CliResult {
 fn selfplay_line(spec: &LoadSpec, r: &SelfPlayReport) -> String {
     format!(
         "PlaySelf: {} games of {} piles (1..={} stones), bot against bot, {} at a time: \
-         start p50 {:.3} ms, max {:.3} ms; {} plies, {:.3} s after the starts, {:.0} ns per move",
+         start p50 {:.3} ms, max {:.3} ms; {}, {:.3} s after the starts, {:.0} ns per move",
         r.games,
         spec.piles.max(1),
         spec.max_pile,
         spec.concurrency.max(1),
         r.start_p50.as_secs_f64() * 1e3,
         r.start_max.as_secs_f64() * 1e3,
-        r.plies,
+        crate::core::remoteness::Plies::from(r.plies),
         r.after_start.as_secs_f64(),
         r.per_ply().as_secs_f64() * 1e9
     )

@@ -57,7 +57,8 @@ pub struct InteractArgs {
     /// fastest), the judge then resisting longest when it loses. A slower
     /// win is a wrong answer (exit 1, kattis 43): "won, but too slowly:
     /// took K plies, perfect play takes R". Costs the O(n²) remoteness of
-    /// each row (about 0.2 s at n = 1,000); games last up to that many plies.
+    /// each row (docs/benchmarks.md has the figures); games last up to that
+    /// many plies.
     #[arg(long)]
     pub tempo: bool,
     /// Write every line exchanged (`>` judge to program, `<` program to

@@ -15,6 +15,7 @@ pub mod generate;
 pub mod interact;
 pub mod package;
 pub mod play;
+pub mod row_input;
 pub mod serve;
 pub mod server_arg;
 pub mod solve;
@@ -73,16 +74,30 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Opens FILE, or standard input for `None` or `-`, buffered.
+/// Opens FILE, or standard input for `None` or `-`, buffered. A directory
+/// is refused here (`Is a directory`), not at its first read.
 pub fn open_input(path: Option<&std::path::Path>) -> std::io::Result<Box<dyn std::io::BufRead>> {
     const BUF: usize = 1 << 16;
     Ok(match path.filter(|p| p.as_os_str() != "-") {
         None => Box::new(std::io::BufReader::with_capacity(BUF, std::io::stdin())),
-        Some(p) => Box::new(std::io::BufReader::with_capacity(
-            BUF,
-            std::fs::File::open(p)?,
-        )),
+        Some(p) => {
+            let file = std::fs::File::open(p)?;
+            if file.metadata()?.is_dir() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::IsADirectory,
+                    "Is a directory",
+                ));
+            }
+            Box::new(std::io::BufReader::with_capacity(BUF, file))
+        }
     })
+}
+
+/// The message of an input that cannot be opened: ``cannot read `PATH`:
+/// REASON`` (`-` for standard input).
+pub fn cannot_read(path: Option<&std::path::Path>, e: &std::io::Error) -> String {
+    let name = path.unwrap_or("-".as_ref()).display();
+    format!("cannot read `{name}`: {e}")
 }
 
 /// What a command returns: its exit code, or the error [`exit`] reports.

@@ -11,7 +11,7 @@ use crate::client::{Client, ClientError};
 pub struct ServerArg {
     /// The server: a URL (http://127.0.0.1:50051: one connection), a
     /// comma-separated list of URLs, or dns:///HOST:PORT (every address of
-    /// the name, re-resolved every 30 s and after failures); requests are
+    /// the name, re-resolved periodically and after failures); requests are
     /// balanced over the replicas.
     #[arg(long, default_value = "http://127.0.0.1:50051", value_name = "SERVER")]
     pub server: String,

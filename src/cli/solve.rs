@@ -20,7 +20,7 @@ use crate::core::batch::Batch;
 use crate::core::remoteness;
 use crate::ojformat::{OjError, OjReader};
 
-use super::{fail, open_input};
+use super::{cannot_read, fail, open_input};
 
 /// Arguments of `stonegame solve`.
 #[derive(Debug, clap::Args)]
@@ -30,8 +30,8 @@ pub struct SolveArgs {
     pub variant: Variant,
     /// Print `verdict remoteness` per case: the remoteness in plies, how
     /// long the game lasts under perfect play (docs/game.md §5). The
-    /// two-ends remoteness is O(n²) with a constant about 3,000 times the
-    /// verdict's: about 0.15 s at n = 1,000, 70 s at n = 20,000.
+    /// two-ends remoteness is O(n²) like the verdict, with a larger
+    /// constant (docs/benchmarks.md has the figures).
     #[arg(long)]
     pub remoteness: bool,
     /// OJ-format input; standard input when absent or `-`.
@@ -42,10 +42,7 @@ pub struct SolveArgs {
 pub fn run(args: SolveArgs) -> ExitCode {
     let input = match open_input(args.file.as_deref()) {
         Ok(i) => i,
-        Err(e) => {
-            let name = args.file.as_deref().unwrap_or("-".as_ref()).display();
-            return fail(format!("cannot open {name}: {e}"));
-        }
+        Err(e) => return fail(cannot_read(args.file.as_deref(), &e)),
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());

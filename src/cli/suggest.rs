@@ -1,14 +1,21 @@
 //! `stonegame suggest A1 A2 …`: the verdict and the winning move(s) of one
 //! position, or the move a bot plays when it is lost; with the remoteness
 //! (docs/game.md §5) of the position and after each move printed, for rows
-//! where it is cheap (see [`SuggestArgs::remoteness`]).
+//! where it is cheap (see [`RemotenessMode`]). The row comes from the
+//! arguments, standard input (`-`) or `--file PATH` ([`RowArgs`]).
+//!
+//! The lines are [`Suggestion::lines`], which `client suggest` prints too
+//! from the server's answer: the same row gives the same bytes.
 
 use std::process::ExitCode;
 
-use crate::core::remoteness::{after_move, best_of, solve_with};
-use crate::core::{MAX_PILE, MAX_PILES, Move, Never, RowError, ValidRow, Variant, analyze};
+use crate::core::remoteness::{MoveRange, Plies, after_move, best_of, solve_with};
+use crate::core::{Move, Never, ValidRow, Variant, analyze, bot_move};
 
 use super::fail;
+use super::row_input::RowArgs;
+
+pub(crate) use super::row_input::{parse_piles, parse_row};
 
 /// Arguments of `stonegame suggest`.
 #[derive(Debug, clap::Args)]
@@ -16,20 +23,40 @@ pub struct SuggestArgs {
     /// Which game is played.
     #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
     pub variant: Variant,
-    /// The remoteness (how many plies the game lasts under perfect play):
-    /// `auto` computes it for rows of at most 20,000 piles in the two-ends
-    /// game (under a second: it is O(n²), about 1 ms at n = 1,000, 0.15 s
-    /// at n = 20,000) and for every leftmost row (O(n)),
-    /// `always` for any row, `never` not at all.
-    #[arg(long, value_enum, default_value_t = RemotenessMode::Auto)]
+    /// The remoteness: how many plies the game lasts under perfect play.
+    /// Its help is [`remoteness_help`] (built from [`AUTO_MAX_PILES`]).
+    #[arg(long, value_enum, default_value_t = RemotenessMode::Auto,
+          help = remoteness_help(), long_help = remoteness_help())]
     pub remoteness: RemotenessMode,
-    /// The pile sizes, left to right.
-    #[arg(required = true, allow_hyphen_values = true, value_name = "PILE")]
-    pub piles: Vec<String>,
+    #[command(flatten)]
+    pub row: RowArgs,
+}
+
+/// The help of `--remoteness`, with the limit of `auto` from its constant.
+pub fn remoteness_help() -> String {
+    format!(
+        "The remoteness (how many plies the game lasts under perfect play): `auto` computes it \
+         for two-ends rows of at most {} piles (it is O(n²) there; docs/benchmarks.md has the \
+         figures) and for every leftmost row (O(n)), `always` for any row, `never` not at all",
+        thousands(AUTO_MAX_PILES)
+    )
+}
+
+/// `n` with a comma every three digits (20,000).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// When `suggest` computes the remoteness.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RemotenessMode {
     /// Leftmost rows and two-ends rows of at most [`AUTO_MAX_PILES`] piles.
     Auto,
@@ -39,113 +66,157 @@ pub enum RemotenessMode {
     Never,
 }
 
+impl clap::ValueEnum for RemotenessMode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            RemotenessMode::Auto,
+            RemotenessMode::Always,
+            RemotenessMode::Never,
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        use clap::builder::PossibleValue;
+        Some(match self {
+            RemotenessMode::Auto => PossibleValue::new("auto").help(format!(
+                "Leftmost rows and two-ends rows of at most {} piles",
+                thousands(AUTO_MAX_PILES)
+            )),
+            RemotenessMode::Always => PossibleValue::new("always").help("Every row"),
+            RemotenessMode::Never => PossibleValue::new("never").help("No row"),
+        })
+    }
+}
+
+impl RemotenessMode {
+    /// Is the remoteness of a row of `n` piles computed in this mode?
+    pub fn wants(self, variant: Variant, n: usize) -> bool {
+        match self {
+            RemotenessMode::Always => true,
+            RemotenessMode::Never => false,
+            RemotenessMode::Auto => variant == Variant::Leftmost || n <= AUTO_MAX_PILES,
+        }
+    }
+}
+
 /// The most piles of a two-ends row whose remoteness `--remoteness auto`
-/// computes (under a second on one core: docs/game.md §5).
+/// computes (docs/game.md §5).
 pub const AUTO_MAX_PILES: usize = 20_000;
 
-/// Parses the piles of a row given on the command line (1-based indices
-/// in messages), without checking the row as a whole.
-pub(crate) fn parse_piles(texts: &[String]) -> Result<Vec<u64>, String> {
-    texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| parse_pile(i + 1, t))
-        .collect()
+/// What `suggest` prints about a position, wherever it was computed.
+pub struct Suggestion<'a> {
+    /// The row.
+    pub row: &'a ValidRow<'a>,
+    /// The game played on it.
+    pub variant: Variant,
+    /// The mode asked for (for the `not computed` line).
+    pub mode: RemotenessMode,
+    /// Does the player to move win?
+    pub mover_wins: bool,
+    /// Every winning move, left first.
+    pub winning_moves: Vec<Move>,
+    /// The remoteness and every move as ranges, when computed.
+    pub solved: Option<(u128, Vec<MoveRange>)>,
 }
 
-/// Parses and validates a row given on the command line.
-pub(crate) fn parse_row(texts: &[String]) -> Result<ValidRow<'static>, String> {
-    ValidRow::new(parse_piles(texts)?, MAX_PILES).map_err(|e| e.to_string())
-}
-
-/// Parses pile `index` (1-based) from the command line.
-pub(crate) fn parse_pile(index: usize, text: &str) -> Result<u64, String> {
-    match text.parse::<u64>() {
-        Ok(0) => Err(RowError::ZeroPile { pile: index }.to_string()),
-        Ok(v) if v > MAX_PILE => Err(RowError::PileTooLarge {
-            pile: index,
-            value: v,
+impl Suggestion<'_> {
+    /// The lines printed, without their newlines.
+    pub fn lines(&self) -> Vec<String> {
+        let row = self.row;
+        let solved = self.solved.as_ref();
+        // The remoteness a move leaves, as printed after it.
+        let after = |m: &Move| {
+            let (_, ranges) = solved?;
+            after_move(ranges, row.len(), m).map(|r| format!("remoteness after it: {}", Plies(r)))
+        };
+        let mut out = vec![
+            format!("variant: {}", self.variant),
+            format!("piles: {}", row.len()),
+        ];
+        out.push(if self.mover_wins {
+            "verdict: 1 (the player to move wins)".into()
+        } else {
+            "verdict: 0 (the player to move loses against perfect play)".into()
+        });
+        match solved {
+            Some((r, _)) => out.push(format!(
+                "remoteness: the player to move {} in {}",
+                if self.mover_wins { "wins" } else { "loses" },
+                Plies(*r)
+            )),
+            None if self.mode == RemotenessMode::Auto => out.push(format!(
+                "remoteness: not computed for a two-ends row of more than {AUTO_MAX_PILES} \
+                 piles (--remoteness always computes it, in O(n²) time)"
+            )),
+            None => {}
         }
-        .to_string()),
-        Ok(v) => Ok(v),
-        Err(_) if text.starts_with('-') => {
-            Err(format!("pile {index} is `{text}`, which is negative"))
+        // The perfect bot's move: with the remoteness, the tempo bot's (the
+        // fastest win, or the longest resistance), as Play and SuggestMove
+        // play it; without, a winning move or the prolonging one.
+        let tempo = solved.map(|(_, ranges)| best_of(row, ranges));
+        if self.mover_wins {
+            for m in &self.winning_moves {
+                out.push(match after(m) {
+                    Some(after) => format!("winning move: {m} ({after})"),
+                    None => format!("winning move: {m}"),
+                });
+            }
+            if let Some(m) = tempo
+                && self.winning_moves.len() > 1
+            {
+                out.push(format!("bot move: {m} (the fastest win)"));
+            }
+        } else {
+            out.push(match tempo {
+                Some(m) => format!(
+                    "bot move: {m} (no move wins; the bot resists longest; {})",
+                    after(&m).unwrap_or_default()
+                ),
+                None => format!(
+                    "bot move: {} (no move wins; the bot prolongs the game)",
+                    bot_move(row, self.variant)
+                ),
+            });
         }
-        Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => Err(format!(
-            "pile {index} is {text}, larger than the maximum of {MAX_PILE} (2^63-1)"
-        )),
-        Err(_) => Err(format!("pile {index} is `{text}`, which is not a number")),
+        out
     }
 }
 
 /// Runs the command.
 pub fn run(args: SuggestArgs) -> ExitCode {
-    let row = match parse_row(&args.piles) {
+    let row = match args.row.row() {
         Ok(row) => row,
         Err(e) => return fail(e),
     };
     let variant: Variant = args.variant;
     let a = analyze(&row, variant);
-    let wanted = match args.remoteness {
-        RemotenessMode::Always => true,
-        RemotenessMode::Never => false,
-        RemotenessMode::Auto => variant == Variant::Leftmost || row.len() <= AUTO_MAX_PILES,
-    };
-    let solved = wanted.then(|| {
+    let solved = args.remoteness.wants(variant, row.len()).then(|| {
         let Ok(solved) = solve_with(&row, variant, &Never);
-        solved
+        (solved.remoteness, solved.ranges)
     });
-    // The remoteness a move leaves, as printed after it.
-    let after = |m: &Move| {
-        let s = solved.as_ref()?;
-        after_move(&s.ranges, row.len(), m).map(|r| format!("remoteness after it: {r} plies"))
+    let suggestion = Suggestion {
+        row: &row,
+        variant,
+        mode: args.remoteness,
+        mover_wins: a.first_player_wins,
+        winning_moves: a.winning_moves,
+        solved,
     };
-    println!("variant: {variant}");
-    println!("piles: {}", row.len());
-    if a.first_player_wins {
-        println!("verdict: 1 (the player to move wins)");
-    } else {
-        println!("verdict: 0 (the player to move loses against perfect play)");
-    }
-    match &solved {
-        Some(s) => println!(
-            "remoteness: the player to move {} in {} plies",
-            if a.first_player_wins { "wins" } else { "loses" },
-            s.remoteness
-        ),
-        None if args.remoteness == RemotenessMode::Auto => println!(
-            "remoteness: not computed for a two-ends row of more than {AUTO_MAX_PILES} piles \
-             (--remoteness always computes it: O(n²), about 11 s at n = 200,000)"
-        ),
-        None => {}
-    }
-    // The perfect bot's move: with the remoteness, the tempo bot's (the
-    // fastest win, or the longest resistance), as Play and SuggestMove
-    // play it; without, a winning move or the prolonging one.
-    let tempo = solved.as_ref().map(|s| best_of(&row, &s.ranges));
-    if a.first_player_wins {
-        for m in &a.winning_moves {
-            match after(m) {
-                Some(after) => println!("winning move: {m} ({after})"),
-                None => println!("winning move: {m}"),
-            }
-        }
-        if let Some(m) = tempo
-            && a.winning_moves.len() > 1
-        {
-            println!("bot move: {m} (the fastest win)");
-        }
-    } else {
-        match tempo {
-            Some(m) => println!(
-                "bot move: {m} (no move wins; the bot resists longest; {})",
-                after(&m).unwrap_or_default()
-            ),
-            None => println!(
-                "bot move: {} (no move wins; the bot prolongs the game)",
-                a.best_move
-            ),
-        }
+    for line in suggestion.lines() {
+        println!("{line}");
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(5), "5");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(20_000), "20,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 }

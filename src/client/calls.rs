@@ -296,6 +296,14 @@ impl Client {
             seed,
             want_remoteness: false,
         };
+        self.suggest_request(req).await
+    }
+
+    /// Sends one SuggestMove request as it is (`want_remoteness` included).
+    pub async fn suggest_request(
+        &mut self,
+        req: pb::SuggestMoveRequest,
+    ) -> Result<pb::SuggestMoveResponse, ClientError> {
         Ok(self
             .with_resends(&req, |mut c, r| async move { c.suggest_move(r).await })
             .await?

@@ -143,8 +143,38 @@ fn missing_file_is_a_clear_error() {
     let out = stonegame(&["solve", "/nonexistent/stonegame-input.txt"], b"");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err,
+        "stonegame: error: cannot read `/nonexistent/stonegame-input.txt`: No such file or \
+         directory (os error 2)\n"
+    );
+}
+
+/// A directory (or a file that cannot be read) is named as such: no line
+/// and column of an input that was never read.
+#[test]
+fn a_directory_is_named_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = dir.path().to_str().unwrap();
+    for args in [
+        vec!["solve", name],
+        vec!["suggest", "--file", name],
+        vec!["client", "solve", "--server", "http://127.0.0.1:1", name],
+    ] {
+        let out = stonegame(&args, b"");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err,
+            format!("stonegame: error: cannot read `{name}`: Is a directory\n"),
+            "{args:?}"
+        );
+    }
+    let out = stonegame(&["suggest", "--file", "/nonexistent/row.txt"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("cannot open /nonexistent/stonegame-input.txt"),
+        err.starts_with("stonegame: error: cannot read `/nonexistent/row.txt`: No such file"),
         "{err}"
     );
 }
@@ -409,4 +439,117 @@ fn bench_prints_remoteness_beside_the_verdict() {
             "{row}"
         );
     }
+}
+
+/// `suggest -` reads the row from standard input and `suggest --file PATH`
+/// from a file: the same output as the arguments, the same messages
+/// naming the bad pile, and a row of 200,000 piles.
+#[test]
+fn suggest_reads_the_row_from_stdin_or_a_file() {
+    let text = |out: Output| {
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("row.txt");
+    let file = path.to_str().unwrap();
+    for (args, input) in [
+        (vec!["3", "1", "9", "4"], "3 1\r\n9\t4\n"),
+        (vec!["1", "5", "5"], "  1\n5\n\n5"),
+        (vec!["--variant", "leftmost", "3", "1"], "3 1"),
+    ] {
+        let mut argv = vec!["suggest"];
+        argv.extend(&args);
+        let want = text(stonegame(&argv, b""));
+        assert_eq!(want.0, Some(0), "{want:?}");
+        let (flags, piles) = args.split_at(args.len() - input.split_whitespace().count());
+        assert!(!piles.is_empty());
+        let mut dash = vec!["suggest"];
+        dash.extend(flags);
+        dash.push("-");
+        assert_eq!(text(stonegame(&dash, input.as_bytes())), want, "{dash:?}");
+        std::fs::write(&path, input).unwrap();
+        let mut from_file = vec!["suggest"];
+        from_file.extend(flags);
+        from_file.extend(["--file", file]);
+        assert_eq!(text(stonegame(&from_file, b"")), want, "{from_file:?}");
+    }
+    // Bad piles, named by index as on the command line.
+    for (input, message) in [
+        ("3 0", "pile 2 is 0: every pile needs at least 1 stone"),
+        ("1\n2 -3", "pile 3 is `-3`, which is negative"),
+        ("1 x", "pile 2 is `x`, which is not a number"),
+        (
+            "1 9223372036854775808",
+            "pile 2 is 9223372036854775808, larger than the maximum of 9223372036854775807 (2^63-1)",
+        ),
+        ("  \n", "the row is empty: a case needs at least one pile"),
+    ] {
+        let want = (
+            Some(1),
+            String::new(),
+            format!("stonegame: error: {message}\n"),
+        );
+        assert_eq!(
+            text(stonegame(&["suggest", "-"], input.as_bytes())),
+            want,
+            "{input:?}"
+        );
+        std::fs::write(&path, input).unwrap();
+        assert_eq!(
+            text(stonegame(&["suggest", "--file", file], b"")),
+            want,
+            "{input:?}"
+        );
+    }
+    // `-` is the whole row, and --file takes no PILE.
+    let (code, _, err) = text(stonegame(&["suggest", "1", "-"], b"1"));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("must be the only PILE"), "{err}");
+    let (code, _, _) = text(stonegame(&["suggest", "--file", file, "1"], b""));
+    assert_eq!(code, Some(2));
+    // 200,000 piles (past the argument list's limits) and one too many.
+    let max = stonegame::core::MAX_PILES;
+    let row: Vec<String> = (0..max).map(|i| ((i % 7) + 1).to_string()).collect();
+    std::fs::write(&path, row.join(" ")).unwrap();
+    let (code, out, err) = text(stonegame(&["suggest", "--file", file], b""));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains(&format!("piles: {max}\n")), "{out}");
+    assert!(out.contains("remoteness: not computed"), "{out}");
+    let (code, out, err) = text(stonegame(
+        &["suggest", "-"],
+        format!("{} 1", row.join("\n")).as_bytes(),
+    ));
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        err,
+        format!(
+            "stonegame: error: the row has {} piles, more than the limit of {max}\n",
+            max + 1
+        )
+    );
+}
+
+/// One ply is "1 ply": the remoteness of one pile, and every message
+/// that counts plies.
+#[test]
+fn one_ply_is_singular() {
+    let out = stonegame(&["suggest", "5"], b"");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "variant: two-ends\n\
+         piles: 1\n\
+         verdict: 1 (the player to move wins)\n\
+         remoteness: the player to move wins in 1 ply\n\
+         winning move: take all 5 from the left pile (remoteness after it: 0 plies)\n"
+    );
+    // Every move of (1 1) leaves (1), one ply from the end.
+    let out = stonegame(&["suggest", "1", "1"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("remoteness after it: 1 ply)"), "{text}");
+    assert!(!text.contains("1 plies"), "{text}");
 }

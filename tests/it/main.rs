@@ -15,6 +15,8 @@ mod common;
 
 mod build_msrv;
 mod cli_client_play;
+mod cli_client_suggest;
+mod cli_help;
 mod cli_interact;
 mod cli_play;
 mod cli_solve;
