@@ -15,8 +15,10 @@
 //!   piles (`.elided` says how many it hides and opens; no count clipped),
 //!   the phone viewport 390 × 844 (the take controls on one line in order,
 //!   controls and piles ≥ 44 px high, no sideways scrolling, the board in
-//!   view at Start and after the bot's move), axe-core (no serious or
-//!   critical violation in any state, at 1280 × 1100 and at 390 × 844:
+//!   view at Start and after the bot's move), axe-core 4.14.1 (its
+//!   `axe.min.js` injected into the page and `axe.run` with its default
+//!   rules; no serious or critical violation in any state, nor a scrolling
+//!   region the keyboard cannot reach, at 1280 × 1100 and at 390 × 844:
 //!   loaded, the analysis board with and without a game, errors, a game
 //!   mid-way, selected, lost, and won with a move list long enough to
 //!   scroll), the analysis board (its address, its variant named, the
@@ -37,10 +39,12 @@
 //!   stopped (SIGTERM, waited for), and starting a game shows an error
 //!   (axe-core finds no serious or critical violation in it).
 //!
-//! Needs: Debian's `chromium` and `chromium-driver` and a venv with
-//! selenium and axe-selenium-python (`target/web-venv`), which `tests/web_install` installs when
-//! missing (apt-get as root, then PyPI; the pins are in
-//! `tests/web/requirements.txt`). Every step has a time bound after which
+//! Needs: Debian's `chromium` and `chromium-driver`, a venv with selenium
+//! (`target/web-venv`) and axe-core from the npm registry
+//! (`target/web-axe`, passed to the script as `--axe PATH`), which
+//! `tests/web_install` installs when missing (apt-get as root, then PyPI
+//! and npm; the Python pins are in `tests/web/requirements.txt`, axe-core's
+//! version in `tests/web_install`). Every step has a time bound after which
 //! its processes are killed, so a broken page fails instead of hanging;
 //! nothing asserts on time.
 
@@ -146,26 +150,37 @@ fn run(
     )
 }
 
-/// `tests/web_install` once per test process: the venv's python.
-fn python() -> PathBuf {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let venv = repo().join("target").join("web-venv");
-            let mut command = Command::new(repo().join("tests").join("web_install"));
-            command.arg(&venv);
-            let (status, out, err) = run(command, INSTALL, "tests/web_install");
-            assert!(
-                status.success(),
-                "tests/web_install failed ({status}):\n{out}\n{err}"
-            );
-            let python = out
-                .lines()
-                .find_map(|l| l.strip_prefix("python="))
-                .unwrap_or_else(|| panic!("tests/web_install printed no python=PATH:\n{out}"));
-            PathBuf::from(python)
-        })
-        .clone()
+/// What `tests/web_install` installed: the venv's python and axe-core's
+/// `axe.min.js`.
+struct Installed {
+    python: PathBuf,
+    axe: PathBuf,
+}
+
+/// `tests/web_install` once per test process.
+fn installed() -> &'static Installed {
+    static INSTALLED: OnceLock<Installed> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let venv = repo().join("target").join("web-venv");
+        let mut command = Command::new(repo().join("tests").join("web_install"));
+        command.arg(&venv);
+        let (status, out, err) = run(command, INSTALL, "tests/web_install");
+        assert!(
+            status.success(),
+            "tests/web_install failed ({status}):\n{out}\n{err}"
+        );
+        let printed = |key: &str| {
+            let prefix = format!("{key}=");
+            out.lines()
+                .find_map(|l| l.strip_prefix(prefix.as_str()))
+                .map(PathBuf::from)
+                .unwrap_or_else(|| panic!("tests/web_install printed no {key}=PATH:\n{out}"))
+        };
+        Installed {
+            python: printed("python"),
+            axe: printed("axe"),
+        }
+    })
 }
 
 /// A `stonegame serve` on loopback ports; killed when dropped.
@@ -241,9 +256,12 @@ impl Drop for Server {
 
 /// The script's command with `args`.
 fn script(args: &[&str]) -> Command {
-    let mut command = Command::new(python());
+    let installed = installed();
+    let mut command = Command::new(&installed.python);
     command
         .arg(repo().join("tests").join("web").join("play_page.py"))
+        .arg("--axe")
+        .arg(&installed.axe)
         .args(args)
         .current_dir(repo())
         .env("PYTHONUNBUFFERED", "1");
