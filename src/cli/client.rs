@@ -156,15 +156,40 @@ pub enum LoadRpcArg {
     Suggest,
     /// grpc.health.v1 Check (the floor).
     Health,
-    /// Whole games on Play streams (--concurrency games, default 64),
-    /// the client playing random legal moves: bot replies per second and
+    /// Whole games on Play streams (--concurrency games at a time), the
+    /// client playing random legal moves: bot replies per second and
     /// reply latency, after a health run of as many requests (the floor)
     /// and beside it as a ratio.
     Play,
     /// Games of the bot against itself (SEAT_NONE, --requests games,
-    /// --concurrency at a time, default 1): the time per move after the
-    /// start.
+    /// --concurrency at a time): the time per move after the start.
     PlaySelf,
+}
+
+impl LoadRpcArg {
+    /// The RPC of the load test and its `--concurrency` when none is given.
+    fn rpc_and_concurrency(self) -> (LoadRpc, usize) {
+        match self {
+            LoadRpcArg::Suggest => (LoadRpc::Suggest, 32),
+            LoadRpcArg::Health => (LoadRpc::Health, 32),
+            LoadRpcArg::Play => (LoadRpc::Play, 64),
+            LoadRpcArg::PlaySelf => (LoadRpc::Play, 1),
+        }
+    }
+}
+
+/// The help of `client loadtest --concurrency`, its defaults from
+/// [`LoadRpcArg::rpc_and_concurrency`].
+fn concurrency_help() -> String {
+    let default = |rpc: LoadRpcArg| rpc.rpc_and_concurrency().1;
+    format!(
+        "Closed loop: concurrent clients, each sending its next request when the last is \
+         answered (play: concurrent games). With --rate: the most requests outstanding. \
+         Default {} (play: {}, play-self: {})",
+        default(LoadRpcArg::Suggest),
+        default(LoadRpcArg::Play),
+        default(LoadRpcArg::PlaySelf)
+    )
 }
 
 /// Arguments of `client loadtest`.
@@ -175,10 +200,8 @@ pub struct LoadtestArgs {
     /// The RPC to send.
     #[arg(long, value_enum, default_value = "suggest")]
     pub rpc: LoadRpcArg,
-    /// Closed loop: concurrent clients, each sending its next request when
-    /// the last is answered (play: concurrent games). With --rate: the
-    /// most requests outstanding. Default 32 (play: 64, play-self: 1).
-    #[arg(long)]
+    /// Concurrent clients or games; its help is [`concurrency_help`].
+    #[arg(long, help = concurrency_help(), long_help = concurrency_help())]
     pub concurrency: Option<usize>,
     /// HTTP/2 connections the clients share (0: one per client).
     #[arg(long, default_value_t = 0)]
@@ -502,12 +525,7 @@ async fn run_tables(args: TablesArgs) -> CliResult {
 }
 
 async fn run_loadtest(args: LoadtestArgs) -> CliResult {
-    let (rpc, default_concurrency) = match args.rpc {
-        LoadRpcArg::Suggest => (LoadRpc::Suggest, 32),
-        LoadRpcArg::Health => (LoadRpc::Health, 32),
-        LoadRpcArg::Play => (LoadRpc::Play, 64),
-        LoadRpcArg::PlaySelf => (LoadRpc::Play, 1),
-    };
+    let (rpc, default_concurrency) = args.rpc.rpc_and_concurrency();
     let spec = LoadSpec {
         rpc,
         concurrency: args.concurrency.unwrap_or(default_concurrency),
