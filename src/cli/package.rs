@@ -33,16 +33,11 @@ pub struct PackageArgs {
     /// The game the package is for.
     #[arg(long, value_enum, default_value_t = Variant::TwoEnds)]
     pub variant: Variant,
-    /// The largest number of cases T of a test file [default: 10].
-    #[arg(long)]
+    #[arg(long, help = limit_help("The largest number of cases T of a test file", |s| s.cases))]
     pub cases: Option<u64>,
-    /// The largest number of piles n [default: 1000; 100 with --task
-    /// remoteness; 20 with --tempo].
-    #[arg(long)]
+    #[arg(long, help = limit_help("The largest number of piles n", |s| s.max_n))]
     pub max_n: Option<u64>,
-    /// The largest pile a_i (at most 2^63-1) [default: 1000000000;
-    /// 9223372036854775807 with --task remoteness; 20 with --tempo].
-    #[arg(long)]
+    #[arg(long, help = limit_help("The largest pile a_i (at most 2^63-1)", |s| s.max_a))]
     pub max_a: Option<u64>,
     /// Seed of the test data: the same seed, the same package, byte for byte.
     #[arg(long, default_value_t = 1)]
@@ -116,6 +111,21 @@ fn package_dir(name: Option<&str>, dir: Option<PathBuf>) -> Result<PathBuf, Pack
             name: name.to_string(),
             dir,
         }),
+    }
+}
+
+/// The help of a limit flag: `what`, then its defaults, read from the
+/// package kinds' own specs (so the help cannot drift from them).
+fn limit_help(what: &str, limit: fn(&PackageSpec) -> u64) -> String {
+    let verdict = limit(&PackageSpec::for_task(Task::Verdict));
+    let remoteness = limit(&PackageSpec::for_task(Task::Remoteness));
+    let tempo = limit(&PackageSpec::for_tempo());
+    if verdict == remoteness && verdict == tempo {
+        format!("{what} [default: {verdict}]")
+    } else {
+        format!(
+            "{what} [default: {verdict}; {remoteness} with --task remoteness; {tempo} with --tempo]"
+        )
     }
 }
 

@@ -24,17 +24,33 @@ pub struct ServeArgs {
     /// A TOML file overriding the built-in defaults.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Address to listen on (default 127.0.0.1:50051; port 0 = any free port).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", help = listen_help())]
     pub listen: Option<String>,
-    /// Address of the Prometheus endpoint, `/metrics` (default
-    /// 127.0.0.1:9090, or port 0 on that host when the gRPC address has
-    /// port 0 and no layer sets this; port 0 = any free port; "" = none).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", help = metrics_listen_help())]
     pub metrics_listen: Option<String>,
     /// Print the effective configuration (Rust debug form) and exit.
     #[arg(long)]
     pub print_config: bool,
+}
+
+/// `--listen`'s help, its default read from the embedded configuration.
+fn listen_help() -> String {
+    let default = Config::defaults().map(|c| c.listen).unwrap_or_default();
+    format!("Address to listen on (default {default}; port 0 = any free port)")
+}
+
+/// `--metrics-listen`'s help, its default read from the embedded
+/// configuration.
+fn metrics_listen_help() -> String {
+    let default = Config::defaults()
+        .ok()
+        .and_then(|c| c.metrics.listen)
+        .unwrap_or_default();
+    format!(
+        "Address of the Prometheus endpoint, `/metrics` (default {default}, or port 0 on \
+         that host when the gRPC address has port 0 and no layer sets this; port 0 = any \
+         free port; \"\" = none)"
+    )
 }
 
 /// Runs the command.

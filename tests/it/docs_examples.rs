@@ -225,6 +225,12 @@ fn the_matching_of_elisions() {
 
 #[test]
 fn every_console_example_prints_what_the_docs_say() {
+    crate::common::require("bash", "the examples run under bash", "install bash");
+    crate::common::require(
+        "curl",
+        "the examples that talk to the server use curl",
+        "install curl (Debian: `apt-get install curl`)",
+    );
     let mut run_count = 0;
     let mut server = None;
     let mut failures = Vec::new();
