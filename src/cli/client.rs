@@ -421,6 +421,20 @@ fn solve_remote(
     failure.map_or(Ok(()), |e| Err(e.into()))
 }
 
+/// The server's repeated field `items` as core values, or which of them
+/// (`what`) is malformed.
+fn decode_all<'a, M, T>(items: &'a [M], what: &str) -> Result<Vec<T>, ClientError>
+where
+    T: TryFrom<&'a M>,
+    T::Error: std::fmt::Display,
+{
+    items
+        .iter()
+        .map(T::try_from)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ClientError::Protocol(format!("the server's {what}: {e}")))
+}
+
 /// The offline `suggest`'s lines from the server's answer (the verdict,
 /// the winning moves, the remoteness and the move ranges; the bot's move
 /// is derived from them as offline). With `--strength`, the move the bot
@@ -442,21 +456,11 @@ async fn run_suggest(args: SuggestArgs) -> CliResult {
     let bad = |what: &str, e: &dyn std::fmt::Display| {
         ClientError::Protocol(format!("the server's {what}: {e}"))
     };
-    let winning_moves = r
-        .winning_moves
-        .iter()
-        .map(Move::try_from)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| bad("winning move", &e))?;
+    let winning_moves: Vec<Move> = decode_all(&r.winning_moves, "winning move")?;
     let solved = match (&r.remoteness, want) {
         (Some(plies), true) => {
             let plies = remoteness_from_wire(plies).map_err(|e| bad("remoteness", &e))?;
-            let ranges = r
-                .move_ranges
-                .iter()
-                .map(MoveRange::try_from)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| bad("move range", &e))?;
+            let ranges: Vec<MoveRange> = decode_all(&r.move_ranges, "move range")?;
             if ranges.is_empty() {
                 return Err(bad("answer", &"a remoteness without move ranges").into());
             }
